@@ -1,0 +1,36 @@
+/// @file
+/// @brief v1: the same kernel with 256-thread blocks (full occupancy).
+#include "common/check.hpp"
+#include "common/launch.hpp"
+#include "elementwise.hpp"
+
+namespace elementwise {
+
+/// @brief out[i] = a[i] + b[i], one thread per element (the kernel of v0, unchanged).
+__global__ void add_v1_block256(const float* a, const float* b, float* out, std::int64_t n) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i];
+}
+
+/// @brief v1: one element per thread, 256 threads per block.
+///
+/// **Idea.** Block size decides occupancy when blocks are tiny. With 256 threads, 8 blocks
+/// fill an H100 SM's 2048 thread slots long before the 32-blocks-per-SM limit bites.
+///
+/// **Changed since v0.** One constant: kThreads = 32 -> 256.
+///
+/// **What is still wrong.** Every thread does one 4-byte load per input and exits; each
+/// block pays its launch and index arithmetic for just 256 elements.
+///
+/// **Predicted.** Close to the copy roof already (a streaming kernel needs enough bytes in
+/// flight, and full occupancy provides them): about 2x v0.
+///
+/// **Measured.** See the chapter page's table (H100, n = 2^28).
+void launch_add_v1_block256(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream) {
+  if (n <= 0) return;
+  constexpr int kThreads = 256;
+  add_v1_block256<<<tut::blocks_for(n, kThreads), kThreads, 0, stream>>>(a, b, out, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace elementwise

@@ -1,0 +1,34 @@
+/// @file
+/// @brief Launch-configuration helpers: grid sizes that are valid for any problem size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tut {
+
+/// Blocks of `kernel` resident on the whole GPU at once with `threads` per block: one "full
+/// wave" (SM count x occupancy). Cached per kernel and configuration.
+int full_wave_blocks_of(const void* kernel, int threads, std::size_t dynamic_smem = 0);
+
+/// full_wave_blocks_of() for a kernel function pointer.
+template <class Kernel>
+int full_wave_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) {
+  return full_wave_blocks_of(reinterpret_cast<const void*>(kernel), threads, dynamic_smem);
+}
+
+/// ceil(items / per_block) as a grid size; throws std::invalid_argument if that exceeds CUDA's
+/// limit of 2^31 - 1 blocks (one item per thread cannot cover such a problem).
+unsigned blocks_for(std::int64_t items, std::int64_t per_block);
+
+/// The grid of a grid-stride kernel: enough blocks for `items` (at `per_block` items each), but
+/// no more than one full wave, and at least one.
+template <class Kernel>
+unsigned grid_stride_blocks(Kernel* kernel, std::int64_t items, int threads, std::int64_t per_block) {
+  const std::int64_t wave = full_wave_blocks(kernel, threads);
+  const std::int64_t wanted = (items + per_block - 1) / per_block;
+  const std::int64_t blocks = wanted < wave ? wanted : wave;
+  return static_cast<unsigned>(blocks > 0 ? blocks : 1);
+}
+
+}  // namespace tut

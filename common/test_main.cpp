@@ -1,0 +1,28 @@
+// The main() of every test executable. With TUT_TEST_NEEDS_GPU, it exits with 77 (CTest's
+// SKIP_RETURN_CODE) when no CUDA device is usable, so GPU tests show as skipped, never passed.
+#if defined(TUT_CATCH2_MAJOR) && TUT_CATCH2_MAJOR >= 3
+#include <catch2/catch_session.hpp>
+#else
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#endif
+
+#include <cuda_runtime.h>
+
+#include <iostream>
+
+#include "common/device_info.hpp"
+#include "common/testing.hpp"
+
+int main(int argc, char** argv) {
+#if defined(TUT_TEST_NEEDS_GPU)
+  std::string why;
+  if (!tut::cuda_device_available(&why)) {
+    std::cout << "SKIPPED: no usable CUDA device (" << why << "); GPU tests need an NVIDIA GPU\n";
+    return 77;
+  }
+#endif
+  const int failed = Catch::Session().run(argc, argv);
+  if (failed == 0 && tut::testing::run_was_skipped()) return 77;
+  return failed;
+}

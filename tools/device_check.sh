@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The device script: run on the GPU machine, from the repository root.
+#
+#   tools/device_check.sh OUTDIR [--quick] [--no-sanitize] [--chapters "elementwise reduce"] [--pack]
+#
+# 1. configures and builds for the local GPU (Release, Ninja if available);
+# 2. runs every GPU test (ctest, all labels but `exercise`), then the exercise label on its own
+#    (an untouched skeleton is expected to fail there);
+# 3. runs compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU test
+#    executables at small sizes (TUTORIAL_SANITIZE=1);
+# 4. runs every chapter executable with --json (and --sweep unless --quick);
+# 5. writes OUTDIR/summary.md, OUTDIR/logs/, OUTDIR/results/<chapter>.json. With --pack, logs/
+#    and results/ become OUTDIR/logs.tar.gz and OUTDIR/results.tar.gz (few files to fetch).
+#
+# Copy OUTDIR/results/*.json into docs/results/ and commit them: the docs tables are built
+# from those files only.
+set -uo pipefail
+
+usage() { echo "usage: $0 OUTDIR [--quick] [--no-sanitize] [--chapters \"a b\"] [--pack]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+out=$1; shift
+quick=0; sanitize=1; pack=0; only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --no-sanitize) sanitize=0 ;;
+    --pack) pack=1 ;;
+    --chapters) shift; only=${1:-} ;;
+    *) usage ;;
+  esac
+  shift
+done
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build-device"
+mkdir -p "$out/logs" "$out/results"
+out=$(cd "$out" && pwd)
+summary="$out/summary.md"
+: > "$summary"
+say() { echo "$*" | tee -a "$summary"; }
+started=$(date +%s)
+
+finish() {
+  say ""
+  say "total time: $(( $(date +%s) - started )) s"
+  if [ "$pack" = 1 ]; then
+    tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$out/logs"
+    tar -C "$out" -czf "$out/results.tar.gz" results && rm -rf "$out/results"
+  fi
+}
+trap finish EXIT
+
+say "# Device check"
+say ""
+say "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo "${TUT_GIT_COMMIT:-unknown}")
+export TUT_GIT_COMMIT=$commit   # read by cmake/GitCommit.cmake where the tree has no .git
+say "- commit: $commit"
+say "- GPU: $(nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo 'nvidia-smi failed')"
+say "- nvcc: $(nvcc --version 2>/dev/null | tail -1)"
+say "- cmake: $(cmake --version | head -1)"
+
+# 1. Build.
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+say ""
+say "## Build"
+if ! cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release >"$out/logs/configure.log" 2>&1; then
+  say "configure FAILED (logs/configure.log)"; tail -30 "$out/logs/configure.log"; exit 1
+fi
+grep -E "CUDA architectures|Catch2" "$out/logs/configure.log" | sed 's/^-- /- /' | tee -a "$summary"
+if ! cmake --build "$build" -j "$(nproc)" >"$out/logs/build.log" 2>&1; then
+  say "build FAILED (logs/build.log)"; grep -E "error|FAILED" "$out/logs/build.log" | head -40; exit 1
+fi
+say "- build: ok ($(grep -ciE 'warning' "$out/logs/build.log") warning lines)"
+
+chapters=()
+for dir in "$root"/chapters/[0-9][0-9]_*/; do
+  name=$(sed -n 's/^ *NAME \([a-z0-9_]*\).*/\1/p' "$dir/CMakeLists.txt" 2>/dev/null | head -1)
+  [ -n "$name" ] || continue
+  if [ -n "$only" ] && [[ " $only " != *" $name "* ]]; then continue; fi
+  chapters+=("$name")
+done
+say "- chapters: ${chapters[*]}"
+regex=$(IFS='|'; echo "${chapters[*]}")
+
+# 2. Tests.
+say ""
+say "## Tests"
+(cd "$build" && ctest -LE exercise -L "common|$regex" --output-on-failure --timeout 1200) >"$out/logs/ctest.log" 2>&1
+say "- all but exercise: $(grep -E 'tests passed|tests failed' "$out/logs/ctest.log" | tail -1)"
+grep -E "\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$out/logs/ctest.log" | sed 's/^/  - /' | tee -a "$summary"
+(cd "$build" && ctest -L exercise -L "$regex" --output-on-failure) >"$out/logs/ctest_exercise.log" 2>&1
+say "- exercise label (a fresh skeleton fails by design): $(grep -E 'tests passed|tests failed' "$out/logs/ctest_exercise.log" | tail -1)"
+
+# 3. Sanitizers, at small sizes.
+if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  say ""
+  say "## compute-sanitizer (TUTORIAL_SANITIZE=1: sizes <= 70000, no [large])"
+  say ""
+  say "| executable | memcheck | racecheck | synccheck | initcheck |"
+  say "|---|---|---|---|---|"
+  for ch in "${chapters[@]}"; do
+    for kind in gpu solution; do
+      exe="$build/bin/test_${ch}_${kind}"
+      [ -x "$exe" ] || continue
+      row="| test_${ch}_${kind} |"
+      for tool in memcheck racecheck synccheck initcheck; do
+        extra=()
+        [ "$tool" = memcheck ] && extra=(--leak-check full)
+        log="$out/logs/sanitize_${ch}_${kind}_${tool}.log"
+        TUTORIAL_SANITIZE=1 timeout 900 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+          "$exe" "~[large]" >"$log" 2>&1
+        rc=$?
+        errors=$(grep -oE "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -oE "[0-9]+" || echo "?")
+        if [ $rc -eq 0 ]; then row="$row clean ($errors errors) |"; else row="$row **FAIL rc=$rc ($errors errors)** |"; fi
+      done
+      say "$row"
+    done
+  done
+fi
+
+# 4. Chapter executables.
+say ""
+say "## Chapters"
+for ch in "${chapters[@]}"; do
+  exe="$build/bin/$ch"
+  [ -x "$exe" ] || continue
+  "$exe" --json "$out/results/$ch.json" >"$out/logs/run_$ch.log" 2>&1
+  rc=$?
+  say ""
+  say "### $ch (exit $rc)"
+  say '```'
+  sed -n '1,2p;/^==/,$p' "$out/logs/run_$ch.log" >>"$summary"
+  say '```'
+  if [ "$quick" = 0 ]; then
+    "$exe" --sweep --reps 10 --json "$out/results/${ch}_sweep.json" >"$out/logs/sweep_$ch.log" 2>&1
+    say "- sweep: exit $? (results/${ch}_sweep.json)"
+  fi
+done
