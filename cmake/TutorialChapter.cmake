@@ -9,7 +9,11 @@
 #     EXERCISE_TESTS <files...>    one test source, built once against each of the two
 #     EXERCISE_SYMBOLS <names...>  entry points the exercise defines (each starts with exercise_)
 #     LIBRARIES <targets...>)      extra libraries (CUDA::cublas, ...)
+#     BAD_ARGS <"args"...>         extra command lines that must exit with status 2, e.g. "--n 0"
+#     HUGE_ARGS <"args"...>        problems too large for any GPU: exit 2 (skipped without a GPU)
 #
+# Every chapter also gets CLI tests: --help and --list exit 0; an unknown flag, an unknown
+# version, --reps 0 and a missing value exit 2 with one line on stderr.
 # It creates the executable <name>, the library <name>_lib, and the test executables
 # test_<name>_cpu, test_<name>_gpu, test_<name>_exercise, test_<name>_solution, registered with
 # CTest under the labels <name>; cpu|gpu; versions|exercise|solution. GPU tests exit with 77
@@ -24,7 +28,7 @@ set(TUTORIAL_GPU_TEST_TIMEOUT 900 CACHE STRING "CTest timeout of one GPU test ex
 
 function(tutorial_add_chapter)
   cmake_parse_arguments(CH "" "NAME;MAIN;EXERCISE"
-                        "SOURCES;CPU_TESTS;GPU_TESTS;EXERCISE_TESTS;EXERCISE_SYMBOLS;LIBRARIES" ${ARGN})
+    "SOURCES;CPU_TESTS;GPU_TESTS;EXERCISE_TESTS;EXERCISE_SYMBOLS;LIBRARIES;BAD_ARGS;HUGE_ARGS" ${ARGN})
   if(NOT CH_NAME)
     message(FATAL_ERROR "tutorial_add_chapter: NAME is required")
   endif()
@@ -66,6 +70,33 @@ function(tutorial_add_chapter)
   endif()
   tutorial_set_warnings(${CH_NAME})
   set_property(GLOBAL APPEND PROPERTY TUTORIAL_CHAPTER_TARGETS ${CH_NAME})
+
+  # Command-line behaviour (needs no GPU, except the too-large-for-memory cases).
+  # Each case is "<expected status>|<arguments separated by spaces>".
+  set(cli_cases "0|--help" "0|--list" "2|--frobnicate" "2|--version no_such_version" "2|--reps 0" "2|--json")
+  foreach(args IN LISTS CH_BAD_ARGS)
+    list(APPEND cli_cases "2|${args}")
+  endforeach()
+  set(i 0)
+  foreach(case IN LISTS cli_cases)
+    string(FIND "${case}" "|" bar)
+    string(SUBSTRING "${case}" 0 ${bar} expect)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${case}" ${bar} -1 args)
+    separate_arguments(args UNIX_COMMAND "${args}")
+    add_test(NAME ${CH_NAME}_cli_${i} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${CH_NAME}>
+             "-DARGS=${args}" -DEXPECT=${expect} -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${CH_NAME}_cli_${i} PROPERTIES LABELS "${CH_NAME};cpu;cli")
+    math(EXPR i "${i} + 1")
+  endforeach()
+  foreach(args IN LISTS CH_HUGE_ARGS)
+    separate_arguments(args UNIX_COMMAND "${args}")
+    add_test(NAME ${CH_NAME}_cli_${i} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${CH_NAME}>
+             "-DARGS=${args}" -DEXPECT=2 -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${CH_NAME}_cli_${i} PROPERTIES LABELS "${CH_NAME};gpu;cli"
+                         SKIP_REGULAR_EXPRESSION "no usable CUDA device")
+    math(EXPR i "${i} + 1")
+  endforeach()
 
   if(NOT TUT_HAVE_CATCH2)
     return()
