@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The device script: run on the GPU machine, from the repository root.
 #
-#   tools/device_check.sh OUTDIR [--quick] [--no-sanitize] [--chapters "elementwise reduce"] [--pack]
+#   tools/device_check.sh OUTDIR [--quick] [--no-sanitize] [--chapters "elementwise reduce"]
+#                               [--phases "build test sanitize run"] [--pack]
 #
 # 1. configures and builds for the local GPU (Release, Ninja if available);
 # 2. runs every GPU test (ctest, all labels but `exercise`), then the exercise label on its own
@@ -12,20 +13,23 @@
 # 5. writes OUTDIR/summary.md, OUTDIR/logs/, OUTDIR/results/<chapter>.json. With --pack, logs/
 #    and results/ become OUTDIR/logs.tar.gz and OUTDIR/results.tar.gz (few files to fetch).
 #
+# --phases picks steps (default: all of build test sanitize run); a later call on the same
+# machine can continue where an earlier one stopped, since build-device/ is kept.
 # Copy OUTDIR/results/*.json into docs/results/ and commit them: the docs tables are built
 # from those files only.
 set -uo pipefail
 
-usage() { echo "usage: $0 OUTDIR [--quick] [--no-sanitize] [--chapters \"a b\"] [--pack]" >&2; exit 2; }
+usage() { echo "usage: $0 OUTDIR [--quick] [--no-sanitize] [--chapters \"a b\"] [--phases \"build test sanitize run\"] [--pack]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out=$1; shift
-quick=0; sanitize=1; pack=0; only=""
+quick=0; sanitize=1; pack=0; only=""; phases="build test sanitize run"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --no-sanitize) sanitize=0 ;;
     --pack) pack=1 ;;
     --chapters) shift; only=${1:-} ;;
+    --phases) shift; phases=${1:-} ;;
     *) usage ;;
   esac
   shift
@@ -39,6 +43,9 @@ summary="$out/summary.md"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 started=$(date +%s)
+want() { [[ " $phases " == *" $1 "* ]]; }
+phase_start=$started
+lap() { local now; now=$(date +%s); say "- ($1 took $(( now - phase_start )) s)"; phase_start=$now; }
 
 finish() {
   say ""
@@ -65,14 +72,17 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 say ""
 say "## Build"
-if ! cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release >"$out/logs/configure.log" 2>&1; then
+if want build && ! cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release >"$out/logs/configure.log" 2>&1; then
   say "configure FAILED (logs/configure.log)"; tail -30 "$out/logs/configure.log"; exit 1
 fi
-grep -E "CUDA architectures|Catch2" "$out/logs/configure.log" | sed 's/^-- /- /' | tee -a "$summary"
-if ! cmake --build "$build" -j "$(nproc)" >"$out/logs/build.log" 2>&1; then
-  say "build FAILED (logs/build.log)"; grep -E "error|FAILED" "$out/logs/build.log" | head -40; exit 1
+if want build; then
+  grep -E "CUDA architectures|Catch2" "$out/logs/configure.log" | sed 's/^-- /- /' | tee -a "$summary"
+  if ! cmake --build "$build" -j "$(nproc)" >"$out/logs/build.log" 2>&1; then
+    say "build FAILED (logs/build.log)"; grep -E "error|FAILED" "$out/logs/build.log" | head -40; exit 1
+  fi
+  say "- build: ok ($(grep -ciE 'warning' "$out/logs/build.log") warning lines)"
+  lap build
 fi
-say "- build: ok ($(grep -ciE 'warning' "$out/logs/build.log") warning lines)"
 
 chapters=()
 for dir in "$root"/chapters/[0-9][0-9]_*/; do
@@ -85,6 +95,7 @@ say "- chapters: ${chapters[*]}"
 regex=$(IFS='|'; echo "${chapters[*]}")
 
 # 2. Tests.
+if want test; then
 say ""
 say "## Tests"
 (cd "$build" && ctest -LE exercise -L "common|$regex" --output-on-failure --timeout 1200) >"$out/logs/ctest.log" 2>&1
@@ -92,9 +103,12 @@ say "- all but exercise: $(grep -E 'tests passed|tests failed' "$out/logs/ctest.
 grep -E "\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$out/logs/ctest.log" | sed 's/^/  - /' | tee -a "$summary"
 (cd "$build" && ctest -L exercise -L "$regex" --output-on-failure) >"$out/logs/ctest_exercise.log" 2>&1
 say "- exercise label (a fresh skeleton fails by design): $(grep -E 'tests passed|tests failed' "$out/logs/ctest_exercise.log" | tail -1)"
+grep -E "Test +#.*(sec|Skipped)" "$out/logs/ctest.log" | sed 's/^ *[0-9]*\/[0-9]* /  - /' >>"$summary"
+lap test
+fi
 
 # 3. Sanitizers, at small sizes.
-if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
+if want sanitize && [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
   say ""
   say "## compute-sanitizer (TUTORIAL_SANITIZE=1: sizes <= 70000, no [large])"
   say ""
@@ -112,15 +126,17 @@ if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
         TUTORIAL_SANITIZE=1 timeout 900 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
           "$exe" "~[large]" >"$log" 2>&1
         rc=$?
-        errors=$(grep -oE "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -oE "[0-9]+" || echo "?")
+        errors=$(grep -E "SUMMARY" "$log" | tail -1 | grep -oE "[0-9]+ errors?" | grep -oE "[0-9]+" || echo "?")
         if [ $rc -eq 0 ]; then row="$row clean ($errors errors) |"; else row="$row **FAIL rc=$rc ($errors errors)** |"; fi
       done
       say "$row"
     done
   done
+  lap sanitize
 fi
 
 # 4. Chapter executables.
+if want run; then
 say ""
 say "## Chapters"
 for ch in "${chapters[@]}"; do
@@ -138,3 +154,5 @@ for ch in "${chapters[@]}"; do
     say "- sweep: exit $? (results/${ch}_sweep.json)"
   fi
 done
+lap run
+fi
