@@ -1,0 +1,45 @@
+// Known-wrong submission (grader corpus): writes past the end of its output. The float4 count is
+// rounded up, (n + 3) / 4, instead of adding a scalar tail: all n elements come out right, but
+// the last vector stores up to 3 floats beyond out[n - 1] (and reads beyond a and b).
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/check.hpp"
+#include "common/launch.hpp"
+#include "exercise.hpp"
+
+namespace elementwise {
+
+namespace {
+
+__global__ void add_float4_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out,
+                                  std::int64_t n) {
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t n_vec = (n + 3) / 4;  // BUG: rounded up, no tail
+  const float4* a4 = reinterpret_cast<const float4*>(a);
+  const float4* b4 = reinterpret_cast<const float4*>(b);
+  float4* out4 = reinterpret_cast<float4*>(out);
+  for (std::int64_t v = first; v < n_vec; v += stride) {
+    const float4 x = a4[v];
+    const float4 y = b4[v];
+    out4[v] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
+
+}  // namespace
+
+void exercise_add_float4(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream) {
+  if (n <= 0) return;
+  for (const void* p : {static_cast<const void*>(a), static_cast<const void*>(b), static_cast<const void*>(out)}) {
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) {
+      throw std::invalid_argument("exercise_add_float4: arrays must be 16-byte aligned");
+    }
+  }
+  constexpr int kThreads = 256;
+  const unsigned blocks = tut::grid_stride_blocks(add_float4_kernel, n / 4 + 1, kThreads, kThreads);
+  add_float4_kernel<<<blocks, kThreads, 0, stream>>>(a, b, out, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace elementwise

@@ -1,0 +1,137 @@
+"""The private configuration: parsing, defaults, merging, and one clear error per mistake."""
+import json
+import pathlib
+import tempfile
+import unittest
+
+import support  # noqa: F401  (puts gradelib on the path)
+from gradelib import config
+from gradelib.config import ConfigError
+
+CHAPTERS = ["elementwise", "reduce"]
+
+
+class DefaultsTest(unittest.TestCase):
+    def test_no_file_means_public_only(self):
+        cfg = config.load(None)
+        self.assertFalse(cfg.hidden_enabled)
+        self.assertTrue(cfg.speed)
+        self.assertFalse(cfg.sanitize)
+        self.assertEqual(cfg.test_timeout_of("elementwise"), 300)
+        self.assertIn("hidden cases OFF", cfg.describe())
+
+    def test_example_config_in_the_repository_is_valid(self):
+        cfg = config.load(support.GRADER / "example_config.toml", ["elementwise"])
+        self.assertTrue(cfg.hidden_enabled)
+        self.assertEqual(cfg.chapter("elementwise").test_timeout, 120)
+        self.assertNotIn(str(cfg.seed), cfg.describe())  # the secret never appears in reports
+
+    def test_corpus_config_is_valid(self):
+        cfg = config.load(support.GRADER / "corpus" / "corpus.toml")
+        self.assertIsNone(cfg.seed)  # drawn at random by check_corpus.py
+        self.assertTrue(cfg.extra_sizes)
+
+
+class ParseTest(unittest.TestCase):
+    def load_toml(self, text, chapters=CHAPTERS):
+        with tempfile.TemporaryDirectory() as d:
+            p = pathlib.Path(d) / "grading.toml"
+            p.write_text(text)
+            return config.load(p, chapters)
+
+    def test_full_document(self):
+        cfg = self.load_toml("""
+[hidden]
+seed = 18446744073709551615
+extra_sizes = [6, 1031]
+env = { EXTRA_FLAG = "1", LEVEL = 3 }
+redact = false
+[timeouts]
+test = 5
+build = 100
+[build]
+cmake = ["/opt/cmake/bin/cmake", "--log-level=WARNING"]
+cuda_architectures = "80;90a"
+jobs = 2
+keep = true
+[speed]
+args = ["--reps", "5"]
+[sanitize]
+enabled = true
+tools = ["memcheck", "racecheck"]
+[chapters.reduce]
+extra_sizes = [1031, 99991]
+env = { REDUCE_ONLY = "x" }
+test_timeout = 42
+speed_args = ["--n", "2^20"]
+""")
+        self.assertEqual(cfg.seed, 2**64 - 1)
+        self.assertEqual(cfg.cmake, ["/opt/cmake/bin/cmake", "--log-level=WARNING"])
+        self.assertEqual(cfg.test_timeout_of("reduce"), 42)
+        self.assertEqual(cfg.test_timeout_of("elementwise"), 5)
+        self.assertEqual(cfg.hidden_sizes("reduce"), [6, 1031, 99991])  # merged, no duplicate
+        env = cfg.hidden_environment("reduce")
+        self.assertEqual(env["TUTORIAL_SEED"], str(2**64 - 1))
+        self.assertEqual(env["TUTORIAL_EXTRA_SIZES"], "6,1031,99991")
+        self.assertEqual(env["LEVEL"], "3")
+        self.assertEqual(env["REDUCE_ONLY"], "x")
+        self.assertNotIn("REDUCE_ONLY", cfg.hidden_environment("elementwise"))
+        self.assertEqual(cfg.sanitize_tools, ["memcheck", "racecheck"])
+        self.assertTrue(cfg.keep_builds)
+
+    def test_json_works_too(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = pathlib.Path(d) / "grading.json"
+            p.write_text(json.dumps({"hidden": {"seed": 5, "extra_sizes": [7]}}))
+            cfg = config.load(p, CHAPTERS)
+        self.assertEqual(cfg.hidden_environment("elementwise"),
+                         {"TUTORIAL_SEED": "5", "TUTORIAL_EXTRA_SIZES": "7"})
+
+    def assertConfigError(self, text, *fragments):
+        with self.assertRaises(ConfigError) as ctx:
+            self.load_toml(text)
+        for f in fragments:
+            self.assertIn(f, str(ctx.exception))
+
+    def test_errors_name_the_key(self):
+        self.assertConfigError('[hidden]\nseed = "12"\n', "[hidden] seed", "integer")
+        self.assertConfigError("[hidden]\nseed = -1\n", "[hidden] seed")
+        self.assertConfigError("[hidden]\nseed = true\n", "[hidden] seed")
+        self.assertConfigError("[hidden]\nseed = 18446744073709551616\n", "[hidden] seed")
+        self.assertConfigError("[hidden]\nextra_sizes = [5, 0]\n", "extra_sizes[1]")
+        self.assertConfigError("[hidden]\nextra_sizes = 5\n", "extra_sizes", "list")
+        self.assertConfigError('[hidden]\nenv = { "1BAD" = "x" }\n', "not a valid environment variable")
+        self.assertConfigError('[hidden]\nenv = { TUTORIAL_SEED = "1" }\n', "[hidden] seed")
+        self.assertConfigError("[timeouts]\ntest = 0\n", "[timeouts] test")
+        self.assertConfigError('[build]\ncmake = ""\n', "[build] cmake")
+        self.assertConfigError('[build]\ncuda_architectures = "90a; rm -rf"\n', "cuda_architectures")
+        self.assertConfigError('[sanitize]\ntools = ["memcheck", "leakcheck"]\n', "unknown tool 'leakcheck'")
+        self.assertConfigError("[sanitize]\ntools = []\n", "at least one tool")
+
+    def test_typos_are_errors_with_a_suggestion(self):
+        self.assertConfigError("[hiden]\nseed = 1\n", "unknown key 'hiden'", "did you mean 'hidden'")
+        self.assertConfigError("[hidden]\nsed = 1\n", "unknown key 'sed'", "did you mean 'seed'")
+        self.assertConfigError("[chapters.reduce]\ntest_timout = 3\n", "did you mean 'test_timeout'")
+        self.assertConfigError("[chapters.reduction]\nhidden = false\n", "reduction", "did you mean 'reduce'")
+        self.assertConfigError("[chapters.transpose]\nhidden = false\n", "gradable chapters: elementwise, reduce")
+        self.assertConfigError("hidden = 3\n", "[hidden] must be a table")
+
+    def test_bad_files(self):
+        self.assertConfigError("[hidden\nseed = 1\n", "not valid TOML")
+        with self.assertRaises(ConfigError) as ctx:
+            config.load("/nonexistent/grading.toml")
+        self.assertIn("no such configuration file", str(ctx.exception))
+        with tempfile.TemporaryDirectory() as d:
+            p = pathlib.Path(d) / "grading.json"
+            p.write_text("{ not json")
+            with self.assertRaises(ConfigError) as ctx:
+                config.load(p)
+            self.assertIn("not valid JSON", str(ctx.exception))
+            p.write_text("[1, 2]")
+            with self.assertRaises(ConfigError) as ctx:
+                config.load(p)
+            self.assertIn("top level", str(ctx.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
