@@ -1,11 +1,25 @@
 #!/usr/bin/env python3
-"""Turns docs/results/<chapter>.json (written by real GPU runs) into Markdown tables.
+"""Generates the data-driven parts of the docs site from chapters/ and docs/results/*.json.
 
-For each chapter it writes <out>/results_<chapter>.md, included by the chapter page with
-\\includedoc. Numbers are copied from the JSON, never typed. A chapter without results gets a
-page saying so. Usage:
+Run by the `docs` target before Doxygen; everything goes to the generated folder (--out), which
+Doxygen reads through EXAMPLE_PATH (\\includedoc) and IMAGE_PATH (\\image):
+
+  results_<chapter>.md    the measured tables of one chapter, its bar charts (% of the roof and
+                          speedup over the naive version) and its size-sweep plot; included by the
+                          chapter page with `\\includedoc results_<chapter>.md`. A chapter without
+                          results gets a page saying so.
+  results_*.svg           the plots (matplotlib); skipped, with a note on the page, without it.
+  learning_path.md        the main page's table of all chapters in order, linking the chapters
+                          whose page exists and listing the others as "not yet written".
+  guides_list.md          the guides found in docs/guides/ (grading appears once it exists).
+  profiling_chapters.md   per chapter: nsys/ncu command lines and what to read (profiling guide).
+
+Numbers are copied from the JSON files (written by real GPU runs, never by hand); nothing here
+is typed in. New chapters (a chapters/NN_name/ folder) and new result files are picked up on the
+next docs build. Usage:
 
     tools/results_to_docs.py --results docs/results --out build/docs/generated --chapters chapters
+                             [--guides docs/guides] [--no-plots]
 """
 import argparse
 import json
@@ -13,79 +27,543 @@ import pathlib
 import re
 import sys
 
+# ----------------------------------------------------------------------------------------------
+# The curriculum: every chapter of the tutorial, in order, whether or not it is written yet.
+# `bound` decides which profiler sections the profiling guide points at.
+# ----------------------------------------------------------------------------------------------
+CURRICULUM = [
+    {"num": "01", "slug": "elementwise", "title": "Elementwise",
+     "teaches": "coalescing, occupancy, grid-stride loops, float4 vector access, ILP, kernel fusion",
+     "needs": [], "needs_text": "C++; a first CUDA kernel (launch, threadIdx, cudaMalloc)",
+     "against": "cudaMemcpy (the copy roof)", "bound": "memory"},
+    {"num": "02", "slug": "reduce", "title": "Reduce",
+     "teaches": "tree reductions in shared memory, divergence, warp shuffles, many elements per "
+                "thread, one pass vs two, atomics",
+     "needs": ["01"], "against": "CUB DeviceReduce", "bound": "memory"},
+    {"num": "03", "slug": "softmax", "title": "Softmax",
+     "teaches": "row-wise reductions, numerical stability (subtract the max), one warp or block per "
+                "row, the online softmax (one pass for max and sum), fusion",
+     "needs": ["02"], "against": "the copy roof; a library softmax where one is found", "bound": "memory"},
+    {"num": "04", "slug": "gemv", "title": "GEMV",
+     "teaches": "matrix-vector products: a warp per row, vector loads, reusing x, row- vs "
+                "column-major access",
+     "needs": ["01", "02"], "against": "cuBLAS sgemv", "bound": "memory"},
+    {"num": "05", "slug": "transpose", "title": "Transpose",
+     "teaches": "shared-memory tiles that make both reads and writes coalesced, bank conflicts and "
+                "padding, more work per thread",
+     "needs": ["01"], "against": "the copy roof", "bound": "memory"},
+    {"num": "06", "slug": "gemm", "title": "GEMM",
+     "teaches": "arithmetic intensity, shared-memory tiling, register blocking, vectorized and "
+                "double-buffered loads, tensor cores, Hopper TMA/wgmma",
+     "needs": ["04", "05"], "against": "cuBLAS sgemm / gemmEx", "bound": "compute"},
+    {"num": "07", "slug": "conv2d", "title": "Conv2d",
+     "teaches": "convolution as an implicit GEMM, halos, data layouts (NCHW vs NHWC)",
+     "needs": ["06"], "against": "cuDNN", "bound": "compute"},
+    {"num": "08", "slug": "attention", "title": "Attention",
+     "teaches": "fused attention: Q/K/V tiles, the online softmax inside a GEMM loop, never "
+                "writing the score matrix (FlashAttention)",
+     "needs": ["03", "06"], "against": "cuDNN fused attention", "bound": "compute"},
+]
 
-def fmt(value, digits):
-    return "-" if value is None else f"{value:.{digits}f}"
+NO_RESULTS = ("No measured results yet: run `tools/device_check.sh OUTDIR` on a GPU machine and "
+              "commit `OUTDIR/results/{name}.json` to `docs/results/`.")
 
 
-def chapter_names(chapters_dir):
-    names = []
-    for cmake in sorted(pathlib.Path(chapters_dir).glob("[0-9][0-9]_*/CMakeLists.txt")):
-        m = re.search(r"NAME\s+([a-z0-9_]+)", cmake.read_text())
-        if m:
-            names.append(m.group(1))
-    return names
+# ----------------------------------------------------------------------------------------------
+# Small helpers
+# ----------------------------------------------------------------------------------------------
+def esc(text):
+    """Makes free text (from JSON) safe inside a Doxygen Markdown page: no commands, no HTML tags,
+    no table breaks. Backticks are kept so that `code` in a summary stays code."""
+    text = str(text)
+    for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\\", "\\\\"), ("@", "\\@"),
+                 ("%", "\\%"), ("#", "\\#"), ("|", "\\|"), ("*", "\\*"), ("$", "\\$")):
+        text = text.replace(a, b)
+    return text
 
 
-def floor_ms(row, problem):
-    """The time this row's minimum traffic takes at the problem's peak bandwidth."""
-    if not problem.get("peak") or not row.get("bytes"):
-        return None
-    return row["bytes"] / (problem["peak"] * 1e9) * 1e3
+def code(text):
+    """Inline code for a name from JSON (version, library); backticks removed from inside."""
+    return "`" + str(text).replace("`", "'") + "`"
 
 
-def problem_table(problem):
-    bw = problem["metric"] == "gbps"
-    unit = "GB/s" if bw else "TFLOP/s"
-    lines = [
-        f"**{problem['label']}** ({problem['dtype']}); peak = {fmt(problem['peak'], 0 if bw else 1)} {unit}, "
-        f"{problem.get('peak_name', '')}; speedup vs `{problem.get('baseline', '')}`, "
-        f"ratio vs `{problem.get('library', '')}`"
-        + ("; floor = minimum bytes / peak" if bw else ""),
-        "",
-        f"| version | kind | median ms | {unit} | % of peak | speedup | vs library | correct |"
-        + (" floor ms |" if bw else ""),
-        "|---|---|---:|---:|---:|---:|---:|---|" + ("---:|" if bw else ""),
-    ]
-    for r in problem["results"]:
-        if r.get("skipped"):
-            lines.append(f"| `{r['version']}` | {r['kind']} | - | - | - | - | - | skipped: {r.get('skip_reason', '')} |")
+def is_num(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def fixed(value, digits, suffix=""):
+    return f"{value:.{digits}f}{suffix}" if is_num(value) else "-"
+
+
+def sig(value, digits=4):
+    """A time with `digits` significant digits: 5.043, 0.9412, 0.007741."""
+    if not is_num(value):
+        return "-"
+    if value == 0:
+        return "0"
+    return f"{value:.{digits}g}" if abs(value) >= 1e-4 else f"{value:.2e}"
+
+
+def bytes_text(n):
+    if not is_num(n):
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024.0
+    return "?"
+
+
+def slugify(text):
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_") or "problem"
+
+
+def div(text, cls="tut-note"):
+    return f'<div class="{cls}">{text}</div>'
+
+
+class Writer:
+    """Writes generated files only when their content changes, and remembers what it wrote so
+    that stale files of earlier builds (a renamed problem's plot) can be removed."""
+
+    def __init__(self, out):
+        self.out = pathlib.Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.written = set()
+
+    def path(self, name):
+        self.written.add(name)
+        return self.out / name
+
+    def text(self, name, text):
+        target = self.path(name)
+        if not target.exists() or target.read_text() != text:
+            target.write_text(text)
+
+    def remove_stale(self):
+        for f in self.out.iterdir():
+            generated = f.suffix in (".md", ".svg") and (f.name.startswith(("results_", "sweep_")) or f.name in (
+                "learning_path.md", "guides_list.md", "profiling_chapters.md"))
+            if generated and f.name not in self.written:
+                f.unlink()
+
+
+# ----------------------------------------------------------------------------------------------
+# Chapters and pages on disk
+# ----------------------------------------------------------------------------------------------
+HEADING = re.compile(r"^#\s+(.*?)\s*\{#([A-Za-z0-9_]+)\}\s*$")
+
+
+def page_anchor(md_file):
+    """(title, anchor) of a Markdown page whose first heading is `# Title {#anchor}`, else None."""
+    try:
+        for line in md_file.read_text(errors="replace").splitlines():
+            if line.strip():
+                m = HEADING.match(line.strip())
+                return (m.group(1), m.group(2)) if m else None
+    except OSError:
+        pass
+    return None
+
+
+def discover_chapters(chapters_dir):
+    """Every chapters/NN_slug/ folder: number, slug, executable name, page anchor and title."""
+    found = []
+    for d in sorted(pathlib.Path(chapters_dir).glob("[0-9][0-9]_*")):
+        if not d.is_dir():
             continue
-        thr = r["gbps"] if bw else r["tflops"]
+        num, slug = d.name[:2], d.name[3:]
+        name = slug
+        cmake = d / "CMakeLists.txt"
+        if cmake.exists():
+            m = re.search(r"\bNAME\s+([A-Za-z0-9_]+)", cmake.read_text(errors="replace"))
+            if m:
+                name = m.group(1)
+        page = page_anchor(d / "README.md") if (d / "README.md").exists() else None
+        found.append({"num": num, "slug": slug, "dir": d, "name": name,
+                      "title": page[0] if page else None, "anchor": page[1] if page else None,
+                      "has_readme": (d / "README.md").exists()})
+    return found
+
+
+def load_report(path):
+    """(data, None) for a readable result file in the RunReport shape, else (None, why)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        return None, f"not valid JSON ({e})"
+    if not isinstance(data, dict) or not isinstance(data.get("problems"), list):
+        return None, "not in the result format of common/report.cpp (no \"problems\" list)"
+    for p in data["problems"]:
+        if not isinstance(p, dict) or not isinstance(p.get("results"), list):
+            return None, "a problem without a \"results\" list"
+    return data, None
+
+
+def result_files(results_dir, names):
+    """Maps each chapter name to its result files: {name: {"main": path, "sweep": path, "extra": [...]}}.
+
+    `<name>.json` is the default run, `<name>_sweep.json` the size sweep, and any other
+    `<name>_<what>.json` (e.g. gemm_tune.json) an extra file rendered as tables."""
+    files = {n: {"main": None, "sweep": None, "extra": []} for n in names}
+    rdir = pathlib.Path(results_dir)
+    if not rdir.is_dir():
+        return files
+    by_length = sorted(names, key=len, reverse=True)
+    for f in sorted(rdir.glob("*.json")):
+        stem = f.stem
+        owner = next((n for n in by_length if stem == n or stem.startswith(n + "_")), None)
+        if owner is None:
+            continue
+        if stem == owner:
+            files[owner]["main"] = f
+        elif stem == owner + "_sweep":
+            files[owner]["sweep"] = f
+        else:
+            files[owner]["extra"].append(f)
+    return files
+
+
+def draw(plot, *args):
+    """Runs one plot; a failure (odd data, a matplotlib quirk) costs that plot, never the docs."""
+    try:
+        return plot(*args)
+    except Exception as e:  # noqa: BLE001 (any failure of an optional figure)
+        warn(f"plot {args[-1].name} skipped: {type(e).__name__}: {e}")
+        return False
+
+
+# ----------------------------------------------------------------------------------------------
+# Result pages
+# ----------------------------------------------------------------------------------------------
+def device_line(data, source):
+    dev = data.get("device") or {}
+    cc = str(dev.get("compute_capability", "?"))
+    parts = [f"sm_{cc.replace('.', '')}"]
+    if is_num(dev.get("sm_count")):
+        parts.append(f"{dev['sm_count']} SMs")
+    if is_num(dev.get("l2_bytes")):
+        parts.append(f"{bytes_text(dev['l2_bytes'])} L2")
+    if is_num(dev.get("memory_bytes")):
+        parts.append(f"{bytes_text(dev['memory_bytes'])}")
+    copy = (f"; device-to-device copy measured at **{dev['copy_gbps']:.0f} GB/s**"
+            if is_num(dev.get("copy_gbps")) and dev["copy_gbps"] > 0 else "")
+    git = data.get("git")
+    commit = f"commit {code(git)}" if git and git != "unknown" else "commit not recorded"
+    return (f"Measured on **{esc(dev.get('name', 'an unknown GPU'))}** ({', '.join(parts)}){copy}; "
+            f"{commit}; from {code(source)}.")
+
+
+def row_status(r):
+    if r.get("skipped"):
+        return "skipped: " + esc(r.get("skip_reason", ""))
+    if r.get("correct") is False:
+        return "**NO**"
+    if not is_num(r.get("median_ms")):
+        return "yes (not timed)"
+    return "yes"
+
+
+def problem_table(problem, max_rows=60):
+    bw = problem.get("metric", "gbps") == "gbps"
+    unit = "GB/s" if bw else "TFLOP/s"
+    head = (f"| version | kind | median ms | {unit} | % of peak | speedup | vs library | correct |"
+            + (" floor ms |" if bw else "") + " idea |")
+    sep = "|---|---|---:|---:|---:|---:|---:|---|" + ("---:|" if bw else "") + "---|"
+    lines = [head, sep]
+    peak = problem.get("peak")
+    rows = problem.get("results", [])
+    for r in rows[:max_rows]:
+        thr = r.get("gbps") if bw else r.get("tflops")
+        floor = (r["bytes"] / (peak * 1e9) * 1e3 if bw and is_num(r.get("bytes")) and is_num(peak) and peak > 0
+                 else None)
         lines.append(
-            f"| `{r['version']}` | {r['kind']} | {fmt(r['median_ms'], 4)} | {fmt(thr, 0 if bw else 2)} | "
-            f"{fmt(r['pct_of_peak'], 1)} | {fmt(r['speedup_vs_baseline'], 2)} | {fmt(r['vs_library'], 3)} | "
-            f"{'yes' if r['correct'] else '**NO**'} |"
-            + (f" {fmt(floor_ms(r, problem), 4)} |" if bw else ""))
-    return "\n".join(lines)
+            f"| {code(r.get('version', '?'))} | {esc(r.get('kind', ''))} | {sig(r.get('median_ms'))} | "
+            f"{fixed(thr, 0 if bw else 2)} | {fixed(r.get('pct_of_peak'), 1)} | "
+            f"{fixed(r.get('speedup_vs_baseline'), 2)} | {fixed(r.get('vs_library'), 3)} | {row_status(r)} |"
+            + (f" {sig(floor)} |" if bw else "") + f" {esc(r.get('summary', ''))} |")
+    text = "\n".join(lines)
+    if len(rows) > max_rows:
+        text += "\n" + div(f"{len(rows) - max_rows} more rows are in the JSON file.")
+    return text
 
 
-def render(chapter, data):
-    dev = data["device"]
-    head = (f"Measured on **{dev['name']}** (sm_{dev['compute_capability'].replace('.', '')}, "
-            f"{dev['sm_count']} SMs), device-to-device copy {dev['copy_gbps']:.0f} GB/s, "
-            f"commit `{data['git']}`; generated from `docs/results/{chapter}.json` by "
-            f"`tools/results_to_docs.py`.")
-    return head + "\n\n" + "\n\n".join(problem_table(p) for p in data["problems"]) + "\n"
+def problem_note(problem):
+    bw = problem.get("metric", "gbps") == "gbps"
+    peak = problem.get("peak")
+    unit = "GB/s" if bw else "TFLOP/s"
+    roof = (f"Roof: **{peak:.0f} {unit}**" if bw else f"Roof: **{peak:.2f} {unit}**") if is_num(peak) and peak > 0 \
+        else "Roof: not measured"
+    if problem.get("peak_name"):
+        roof += f" ({esc(problem['peak_name'])})"
+    parts = [roof]
+    if problem.get("baseline"):
+        parts.append(f"speedup relative to {code(problem['baseline'])}")
+    if problem.get("library"):
+        parts.append(f"vs library relative to {code(problem['library'])}, in the same run")
+    if bw:
+        parts.append("floor ms = the row's minimum bytes at the roof")
+    return div("; ".join(parts) + ".")
+
+
+def render_report(name, data, source, plotter, writer, tag, heading_prefix=""):
+    """Tables (and bar charts) of one result file; returns the Markdown/HTML text."""
+    out = [div(device_line(data, source), "tut-meta")]
+    used = set()
+    for problem in data.get("problems", []):
+        label = str(problem.get("label", "problem"))
+        out.append(f"<h3>{heading_prefix}{esc(label)} ({esc(problem.get('dtype', '?'))})</h3>")
+        out.append(problem_note(problem))
+        out.append(problem_table(problem))
+        if plotter is not None and len(problem.get("results", [])) <= 40:
+            slug = f"results_{name}{tag}_{slugify(label)}"
+            while slug in used:
+                slug += "_"
+            used.add(slug)
+            fname = slug + ".svg"
+            if draw(plotter.bars, problem, writer.path(fname)):
+                base = problem.get("baseline") or "the first version"
+                out.append(f'\\image html {fname} "{esc(label)}: each version\'s share of the roof '
+                           f'(left) and its speedup over {esc(base)} (right)."')
+    return out
+
+
+def render_sweep(name, data, source, plotter, writer):
+    out = [f"<h3>Size sweep</h3>"]
+    problems = data.get("problems", [])
+    families = {}
+    for p in problems:
+        label = str(p.get("label", ""))
+        first = label.split(" ", 1)[0] if label else ""
+        family = first if first and "=" not in first else "all"
+        families.setdefault((family, p.get("dtype", "")), []).append(p)
+    dev = data.get("device") or {}
+    out.append(div(f"{len(problems)} problems from {code(source)}, measured on "
+                   f"**{esc(dev.get('name', 'an unknown GPU'))}**: each version's throughput against the "
+                   f"problem size, one plot per table of the default run."))
+    wrong = sum(1 for p in problems for r in p.get("results", []) if r.get("correct") is False)
+    if wrong:
+        out.append(div(f"**{wrong} results of the sweep were wrong**; see the JSON file.", "tut-warning"))
+    if plotter is None:
+        return out
+    for (family, dtype), group in families.items():
+        fname = f"sweep_{name}_{slugify(family)}_{slugify(dtype)}.svg"
+        if draw(plotter.sweep, family, group, dev, writer.path(fname)):
+            out.append(f'\\image html {fname} "{esc(family)} ({esc(dtype)}): throughput against size, one line '
+                       f'per version; dotted: the measured copy bandwidth."')
+    return out
+
+
+def render_chapter(name, files, plotter, plot_note, writer):
+    main, sweep_file, extras = files["main"], files["sweep"], files["extra"]
+    if main is None and sweep_file is None and not extras:
+        return div(NO_RESULTS.format(name=name)) + "\n"
+    out = []
+    if main is None:
+        out.append(div(NO_RESULTS.format(name=name)))
+    else:
+        data, why = load_report(main)
+        if data is None:
+            warn(f"{main}: {why}")
+            out.append(div(f"`docs/results/{main.name}` could not be read: {esc(why)}.", "tut-warning"))
+        else:
+            out += render_report(name, data, f"docs/results/{main.name}", plotter, writer, "")
+    if sweep_file is not None:
+        data, why = load_report(sweep_file)
+        if data is None:
+            warn(f"{sweep_file}: {why}")
+            out.append(div(f"`docs/results/{sweep_file.name}` could not be read: {esc(why)}.", "tut-warning"))
+        else:
+            out += render_sweep(name, data, f"docs/results/{sweep_file.name}", plotter, writer)
+    for extra in extras:
+        what = extra.stem[len(name) + 1:]
+        data, why = load_report(extra)
+        out.append(f"<h3>Also measured: {esc(what)}</h3>")
+        if data is None:
+            warn(f"{extra}: {why}")
+            out.append(div(f"`docs/results/{extra.name}` is not in the result format and is not shown: "
+                           f"{esc(why)}.", "tut-warning"))
+        else:
+            out += render_report(name, data, f"docs/results/{extra.name}", plotter, writer, "_" + slugify(what),
+                                 heading_prefix=f"{esc(what)}: ")
+    if plot_note:
+        out.append(div(plot_note))
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Main page, guides, profiling
+# ----------------------------------------------------------------------------------------------
+def chapter_rows(chapters):
+    """The curriculum merged with what exists on disk (extra chapters appended in order)."""
+    by_num = {c["num"]: c for c in chapters}
+    rows = []
+    for entry in CURRICULUM:
+        rows.append(dict(entry, disk=by_num.pop(entry["num"], None)))
+    for num in sorted(by_num):
+        c = by_num[num]
+        title = re.sub(r"^Chapter\s+\d+\s*:\s*", "", c["title"] or "") or c["slug"]
+        rows.append({"num": num, "slug": c["slug"], "title": title, "teaches": "", "needs": [],
+                     "against": "", "bound": "", "disk": c})
+    return rows
+
+
+def results_summary(files):
+    if files is None or files["main"] is None:
+        return None, "not measured yet"
+    data, why = load_report(files["main"])
+    if data is None:
+        return None, "unreadable result file"
+    dev = (data.get("device") or {}).get("name", "a GPU")
+    wrong = any(r.get("correct") is False for p in data["problems"] for r in p.get("results", []))
+    return data, esc(dev) + (" (**some results wrong**)" if wrong else "")
+
+
+def learning_path(rows, files):
+    anchors = {r["num"]: r["disk"]["anchor"] for r in rows if r["disk"] and r["disk"]["anchor"]}
+    lines = ["| # | chapter | what you learn | builds on | measured against | results |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        disk = r["disk"]
+        title = esc(r["title"])
+        if disk and disk["anchor"]:
+            cell = f'\\subpage {disk["anchor"]} "{title}"'
+        elif disk and disk["has_readme"]:
+            cell = f"{title} <em>(page in progress)</em>"
+        else:
+            cell = f"{title} <em>(not yet written)</em>"
+        needs = ", ".join(f'@ref {anchors[n]} "{n}"' if n in anchors else n for n in r["needs"])
+        needs = needs or esc(r.get("needs_text", "-"))
+        name = disk["name"] if disk else r["slug"]
+        data, status = results_summary(files.get(name))
+        against = r["against"]
+        if data is not None:
+            libs = []
+            for p in data["problems"]:
+                if p.get("library") and p["library"] not in libs:
+                    libs.append(p["library"])
+            if libs:
+                against = ", ".join(code(x) for x in libs)
+        else:
+            against = esc(against)
+        lines.append(f"| {r['num']} | {cell} | {esc(r['teaches'])} | {needs} | {against} | {status} |")
+    return "\n".join(lines) + "\n"
+
+
+GUIDE_ORDER = ["methodology", "profiling", "grading", "figures"]
+
+
+def guides_list(guides_dir, figures_md):
+    """Bullets for every page in docs/guides (+ the figures page), in a fixed order, then by name."""
+    pages = []
+    for f in sorted(pathlib.Path(guides_dir).glob("*.md")) if guides_dir else []:
+        found = page_anchor(f)
+        if found:
+            pages.append(found)
+    if figures_md is not None and figures_md.exists():
+        found = page_anchor(figures_md)
+        if found:
+            pages.append(found)
+    pages.sort(key=lambda p: (GUIDE_ORDER.index(p[1]) if p[1] in GUIDE_ORDER else len(GUIDE_ORDER), p[1]))
+    lines = [f'- \\subpage {anchor} "{esc(title)}"' for title, anchor in pages]
+    if not any(anchor == "grading" for _, anchor in pages):
+        lines.append("- Grading (for instructors): <em>not yet written</em>.")
+    return "\n".join(lines) + "\n"
+
+
+SECTIONS = {
+    "memory": "`SpeedOfLight`, `MemoryWorkloadAnalysis`, `Occupancy`",
+    "compute": "`SpeedOfLight`, `ComputeWorkloadAnalysis`, `WarpStateStats`, `Occupancy`",
+}
+
+
+def profiling_chapters(rows, files):
+    """Per chapter: the nsys and ncu command lines (a real version name where a run exists)."""
+    out = []
+    for r in rows:
+        disk = r["disk"]
+        if disk is None:
+            continue
+        name = disk["name"]
+        data, _ = results_summary(files.get(name))
+        versions = []
+        bound = r.get("bound") or ""
+        if data is not None:
+            for p in data["problems"]:
+                for row in p.get("results", []):
+                    v = str(row.get("version", ""))
+                    if row.get("kind") == "ours" and re.match(r"^v\d+_[A-Za-z0-9_]+$", v) and v not in versions:
+                        versions.append(v)
+            if not bound:
+                bound = "memory" if data["problems"] and data["problems"][0].get("metric") == "gbps" else "compute"
+        version = versions[-1] if versions else "<version>"
+        title = f"{r['num']} {r['title']}"
+        link = f'@ref {disk["anchor"]} "{esc(title)}"' if disk["anchor"] else esc(title)
+        listing = (", ".join(code(v) for v in versions) + " (from the last run)") if versions else \
+            f"see `build/bin/{name} --list`"
+        out.append(f"<h3>{esc(title)}</h3>")
+        kind = f"**{bound.capitalize()}-bound**: read {SECTIONS[bound]}. " if bound in SECTIONS else ""
+        out.append(div(f"Chapter page: {link}. {kind}Versions: {listing}."))
+        out.append("\\verbatim")
+        out.append(f"nsys profile --trace=cuda,nvtx -o {name} build/bin/{name} --reps 5")
+        out.append(f"nsys stats --report nvtx_sum,cuda_gpu_kern_sum {name}.nsys-rep")
+        out.append(f"ncu --set full -k regex:{version} -o {name}_{version} \\")
+        out.append(f"    build/bin/{name} --version {version} --check-only")
+        out.append("\\endverbatim")
+    if not out:
+        out.append(div("No chapter is written yet."))
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+def warn(message):
+    print(f"results_to_docs.py: warning: {message}", file=sys.stderr)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--results", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--chapters", required=True)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--results", required=True, help="folder of result JSON files (docs/results)")
+    ap.add_argument("--out", required=True, help="generated folder (build/docs/generated)")
+    ap.add_argument("--chapters", required=True, help="the chapters/ folder")
+    ap.add_argument("--guides", help="docs/guides (default: next to --results)")
+    ap.add_argument("--no-plots", action="store_true", help="do not draw plots even if matplotlib is there")
     args = ap.parse_args()
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for chapter in chapter_names(args.chapters):
-        src = pathlib.Path(args.results) / f"{chapter}.json"
-        if src.exists():
-            text = render(chapter, json.loads(src.read_text()))
-        else:
-            text = "No measured results yet: run `tools/device_check.sh` on a GPU and commit its JSON.\n"
-        target = out / f"results_{chapter}.md"
-        if not target.exists() or target.read_text() != text:
-            target.write_text(text)
+
+    results_dir = pathlib.Path(args.results)
+    guides_dir = pathlib.Path(args.guides) if args.guides else results_dir.parent / "guides"
+    writer = Writer(args.out)
+
+    plotter, plot_note = None, ""
+    if args.no_plots:
+        plot_note = "Plots were skipped (the docs were built with `--no-plots`)."
+    else:
+        try:
+            sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+            import plot_results as plotter  # noqa: E402  (optional dependency)
+        except ImportError as e:
+            plot_note = ("Plots were skipped: Python's matplotlib is not installed for the interpreter that "
+                         "built these pages (`apt-get install python3-matplotlib`).")
+            print(f"results_to_docs.py: plots skipped ({e})", file=sys.stderr)
+
+    chapters = discover_chapters(args.chapters)
+    names = []
+    for c in chapters:
+        names.append(c["name"])
+    files = result_files(results_dir, names)
+    for c in chapters:
+        text = render_chapter(c["name"], files[c["name"]], plotter, plot_note, writer)
+        writer.text(f"results_{c['name']}.md", text)
+        if c["slug"] != c["name"]:  # a page may include the file by its folder's name
+            writer.text(f"results_{c['slug']}.md", text)
+
+    rows = chapter_rows(chapters)
+    writer.text("learning_path.md", learning_path(rows, files))
+    writer.text("guides_list.md", guides_list(guides_dir, results_dir.parent / "figures" / "figures.md"))
+    writer.text("profiling_chapters.md", profiling_chapters(rows, files))
+    writer.remove_stale()
+    made = sum(1 for n in writer.written if n.endswith(".svg"))
+    print(f"results_to_docs.py: {len(chapters)} chapter(s), {sum(1 for f in files.values() if f['main'])} with "
+          f"results, {made} plot(s)" + ("" if plotter else " (plots skipped)"))
     return 0
 
 

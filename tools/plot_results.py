@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Plots for the docs, drawn with matplotlib from the result JSON (see tools/results_to_docs.py).
+
+Two kinds of figure, both written as SVG with text kept as text (small, sharp, searchable):
+
+* ``bars(problem, path)``: one problem of a run. Left panel: each version's share of the roof
+  (% of the measured copy bandwidth, or of the library's rate), right panel: its speedup over
+  the problem's baseline (the naive version). One bar per version, in run order.
+* ``sweep(family, problems, device, path)``: GB/s (or TFLOP/s) against problem size, one line per
+  version, for the problems of one table ("add", "ops", ...) in a ``--sweep`` run.
+
+Importing this module fails with ImportError when matplotlib is missing; results_to_docs.py
+then builds the pages without plots and says so. Run it alone to draw the plots of one file:
+
+    python3 tools/plot_results.py docs/results/elementwise.json OUTDIR
+"""
+import io
+import json
+import math
+import pathlib
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed
+import matplotlib.pyplot as plt  # noqa: E402  (after use())
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+# Reproducible SVGs: the same JSON gives byte-identical files (no dates, fixed ids), with text
+# as <text> elements in the browser's sans-serif font rather than outlines.
+matplotlib.rcParams.update({
+    "svg.fonttype": "none",
+    "svg.hashsalt": "cuda-tutorial",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"],
+    "font.size": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titleweight": "bold",
+    "axes.titlesize": 11,
+})
+
+#: Bar colour per kind of row (who wrote the code).
+KIND_COLORS = {
+    "ours": "#3a6fb0",      # the tutorial's ladder
+    "library": "#7a7a7a",   # cuBLAS, CUB, cuDNN, cudaMemcpy
+    "solution": "#3f9b5a",  # the exercise's reference solution
+    "exercise": "#e08a2c",  # the student's kernel
+}
+WRONG_COLOR = "#c0392b"
+ROOF_COLOR = "#c0392b"
+
+
+def version():
+    """matplotlib's version (recorded on the pages)."""
+    return matplotlib.__version__
+
+
+def _timed(row):
+    return not row.get("skipped") and row.get("median_ms") not in (None, 0)
+
+
+def _throughput(row, metric):
+    value = row.get("gbps" if metric == "gbps" else "tflops")
+    return value if isinstance(value, (int, float)) else None
+
+
+def _save(fig, path):
+    """Writes the figure to `path` only if its bytes changed (keeps timestamps, and make, calm)."""
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    text = buf.getvalue()
+    path = pathlib.Path(path)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def _label(row):
+    kind = row.get("kind", "ours")
+    name = str(row.get("version", "?"))
+    return name if kind == "ours" else f"{name} ({kind})"
+
+
+def bars(problem, path):
+    """Two-panel bar chart of one problem: % of roof, and speedup over the baseline.
+
+    Returns True if a figure was written (False when no row of the problem was timed).
+    """
+    rows = problem.get("results", [])
+    if not any(_timed(r) for r in rows):
+        return False
+    metric = problem.get("metric", "gbps")
+    labels = [_label(r) for r in rows]
+    y = list(range(len(rows)))
+    height = 0.9 + 0.36 * len(rows)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, height), sharey=True,
+                                      gridspec_kw={"width_ratios": [1.15, 1.0], "wspace": 0.08})
+
+    pct = [r.get("pct_of_peak") if _timed(r) else None for r in rows]
+    speed = [r.get("speedup_vs_baseline") if _timed(r) else None for r in rows]
+
+    def draw(ax, values, fmt):
+        top = max([v for v in values if isinstance(v, (int, float))] or [1.0])
+        for yi, (row, value) in enumerate(zip(rows, values)):
+            if row.get("skipped"):
+                # x in axes coordinates: the left edge, whatever the scale (log has no 0)
+                ax.text(0.01, yi, "skipped", va="center", ha="left", color="#777777", style="italic", fontsize=9,
+                        transform=ax.get_yaxis_transform())
+                continue
+            if not isinstance(value, (int, float)):
+                note = "  wrong" if row.get("correct") is False else "  not timed"
+                ax.text(0.01, yi, note.strip(), va="center", ha="left", fontsize=9, transform=ax.get_yaxis_transform(),
+                        color=WRONG_COLOR if row.get("correct") is False else "#777777")
+                continue
+            wrong = row.get("correct") is False
+            color = WRONG_COLOR if wrong else KIND_COLORS.get(row.get("kind"), KIND_COLORS["ours"])
+            ax.barh(yi, value, color=color, height=0.68, hatch="//" if wrong else None, edgecolor="white")
+            value_labels.append((ax, yi, value, fmt(value)))
+        return top
+
+    value_labels = []  # (axes, y, value, text): placed once the axis limits are known
+
+    top = draw(left, pct, lambda v: f"{v:.1f}%")
+    left.set_xlim(0, max(110.0, top * 1.15))
+    left.axvline(100.0, color=ROOF_COLOR, linestyle="--", linewidth=1)
+    unit = "GB/s" if metric == "gbps" else "TFLOP/s"
+    peak = problem.get("peak")
+    peak_text = f"{peak:.0f} {unit}" if isinstance(peak, (int, float)) and metric == "gbps" else (
+        f"{peak:.2f} {unit}" if isinstance(peak, (int, float)) else "")
+    left.set_xlabel(f"% of the roof ({peak_text}; dashed: 100%)" if peak_text else "% of the roof (dashed: 100%)")
+    left.set_title("Share of the roof", loc="left")
+
+    base = problem.get("baseline") or "the baseline"
+    stop = draw(right, speed, lambda v: f"{v:.2f}x")
+    values = [v for v in speed if isinstance(v, (int, float)) and v > 0]
+    if values and max(values) / min(values) > 40:
+        right.set_xscale("log")
+        right.set_xlim(min(values) / 1.5, max(values) * 3)
+        right.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    else:
+        right.set_xlim(0, stop * 1.2)
+    right.axvline(1.0, color="#444444", linewidth=0.8)
+    right.set_xlabel(f"speedup over {base} (same run)")
+    right.set_title("Speedup", loc="left")
+
+    left.set_yticks(y)
+    left.set_yticklabels(labels, fontsize=9)
+    left.invert_yaxis()
+    for ax in (left, right):
+        ax.tick_params(axis="y", length=0)
+        ax.grid(axis="x", color="#e3e3e3", linewidth=0.6)
+        ax.set_axisbelow(True)
+    # Value labels: inside the bar's end when the bar is long, just after it otherwise.
+    for ax, yi, value, text in value_labels:
+        lo, hi = ax.get_xlim()
+        log = ax.get_xscale() == "log"
+        frac = ((math.log(value) - math.log(lo)) / (math.log(hi) - math.log(lo))) if log else (value - lo) / (hi - lo)
+        if frac > 0.3:
+            ax.text(value / 1.04 if log else value - (hi - lo) * 0.012, yi, text, va="center", ha="right",
+                    fontsize=8.5, color="white", fontweight="bold")
+        else:
+            ax.text(value * 1.04 if log else value + (hi - lo) * 0.012, yi, text, va="center", ha="left",
+                    fontsize=8.5)
+    _save(fig, path)
+    return True
+
+
+def size_axis(problems):
+    """How a sweep's problems are placed on the x axis: (label, [x per problem]).
+
+    The one shape dimension that varies ("n"), or, when several vary, their product ("m*n*k").
+    """
+    keys = []
+    for p in problems:
+        for k in (p.get("shape") or {}):
+            if k not in keys:
+                keys.append(k)
+    varying = [k for k in keys if len({(p.get("shape") or {}).get(k) for p in problems}) > 1]
+    if not varying:
+        varying = [k for k in keys if k != "offset"][:1] or keys[:1]
+    xs = []
+    for p in problems:
+        shape = p.get("shape") or {}
+        x = 1
+        for k in varying:
+            v = shape.get(k)
+            x *= v if isinstance(v, (int, float)) and v > 0 else 1
+        xs.append(x)
+    return ("*".join(varying) if varying else "problem"), xs
+
+
+def sweep(family, problems, device, path):
+    """Throughput against problem size for one table of a sweep; True if a figure was written."""
+    metric = problems[0].get("metric", "gbps")
+    xlabel, xs = size_axis(problems)
+    series = {}  # version -> (kind, [(x, throughput)])
+    for p, x in zip(problems, xs):
+        for r in p.get("results", []):
+            if not _timed(r):
+                continue
+            value = _throughput(r, metric)
+            if value is None:
+                continue
+            kind, points = series.setdefault(r.get("version", "?"), (r.get("kind", "ours"), []))
+            points.append((x, value))
+    if not series:
+        return False
+    fig, ax = plt.subplots(figsize=(10.5, 4.6))
+    palette = [plt.get_cmap("tab10")(i) for i in (0, 1, 2, 3, 4, 5, 6, 8, 9)]  # tab10 without its grey
+    styles = {"library": {"linestyle": "--", "color": "#555555"},
+              "solution": {"linestyle": "-.", "color": KIND_COLORS["solution"]},
+              "exercise": {"linestyle": "-.", "color": KIND_COLORS["exercise"]}}
+    ours = 0
+    for name, (kind, points) in series.items():
+        points.sort()
+        style = styles.get(kind)
+        if style is None:
+            style = {"color": palette[ours % len(palette)]}
+            ours += 1
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3.5, linewidth=1.4,
+                label=name if kind == "ours" else f"{name} ({kind})", **style)
+    if metric == "gbps" and isinstance(device.get("copy_gbps"), (int, float)) and device["copy_gbps"] > 0:
+        ax.axhline(device["copy_gbps"], color=ROOF_COLOR, linestyle=":", linewidth=1)
+        ax.text(min(xs), device["copy_gbps"], " measured copy bandwidth", color=ROOF_COLOR, fontsize=8.5,
+                va="bottom", ha="left")
+    if max(xs) / max(min(xs), 1) >= 16:
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"$2^{{{math.log2(v):.0f}}}$" if v > 0 else ""))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("GB/s (minimum traffic)" if metric == "gbps" else "TFLOP/s")
+    ax.set_ylim(bottom=0)
+    ax.grid(color="#e3e3e3", linewidth=0.6)
+    ax.set_axisbelow(True)
+    ax.set_title(f"{family}: throughput against size ({problems[0].get('dtype', '')})", loc="left")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
+    _save(fig, path)
+    return True
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__)
+        return 2
+    data = json.loads(pathlib.Path(argv[1]).read_text())
+    out = pathlib.Path(argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    for i, problem in enumerate(data.get("problems", [])):
+        bars(problem, out / f"problem_{i + 1}.svg")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
