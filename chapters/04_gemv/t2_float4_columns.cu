@@ -1,0 +1,116 @@
+/// @file
+/// @brief t2 (y = A^T x): t1 with four columns per lane, read as one float4.
+#include "common/check.hpp"
+#include "common/launch.hpp"
+#include "gemv.hpp"
+#include "gemv_device.cuh"
+
+namespace gemv {
+
+/// Columns per lane.
+constexpr int kT2Vec = 4;
+/// Columns per block: 32 lanes x 4.
+constexpr int kT2Cols = kWarpSize * kT2Vec;
+/// Warps per block.
+constexpr int kT2Warps = 8;
+/// Smallest row chunk a block takes.
+constexpr std::int64_t kT2MinRows = 64;
+
+/// @brief t1's tiling with 128 columns per block, 4 per lane.
+///
+/// kVec (K % 4 == 0 and A 16-byte aligned, so every row's column 4l is): lane l owns columns
+/// 4l .. 4l + 3 of the strip and reads them with one float4 load, 512 B per warp per row.
+/// Otherwise lane l owns columns l, l + 32, l + 64, l + 96 and reads them with four
+/// coalesced scalar loads (correct for any K and alignment, as fast as t1).
+///
+/// The row loop is unrolled by 4 so that several rows' loads are in flight per lane. The
+/// partial sums of the 8 warps meet in shared memory, then threads 0..127 add one column each.
+// [kernel]
+template <bool kVec>
+__global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float* __restrict__ x,
+                                        float* __restrict__ y, std::int64_t M, std::int64_t K, std::int64_t rows,
+                                        bool accumulate) {
+  __shared__ __align__(16) float partial[kT2Warps][kT2Cols];  // (warp, column of the strip)
+  const std::int64_t strip = static_cast<std::int64_t>(blockIdx.x) * kT2Cols;
+  const std::int64_t i0 = static_cast<std::int64_t>(blockIdx.y) * rows;
+  const std::int64_t i1 = M - i0 < rows ? M : i0 + rows;
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  float acc[kT2Vec] = {0.0f, 0.0f, 0.0f, 0.0f};
+
+  if (kVec) {
+    const std::int64_t col = strip + kT2Vec * lane;  // K % 4 == 0: all four columns exist, or none
+    if (col < K) {
+#pragma unroll 4
+      for (std::int64_t i = i0 + warp; i < i1; i += kT2Warps) {
+        const float4 a = __ldg(reinterpret_cast<const float4*>(A + i * K + col));
+        const float xi = __ldg(x + i);
+        acc[0] = fmaf(a.x, xi, acc[0]);
+        acc[1] = fmaf(a.y, xi, acc[1]);
+        acc[2] = fmaf(a.z, xi, acc[2]);
+        acc[3] = fmaf(a.w, xi, acc[3]);
+      }
+    }
+    *reinterpret_cast<float4*>(&partial[warp][kT2Vec * lane]) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  } else {
+#pragma unroll 4
+    for (std::int64_t i = i0 + warp; i < i1; i += kT2Warps) {
+      const float xi = __ldg(x + i);
+#pragma unroll
+      for (int q = 0; q < kT2Vec; ++q) {
+        const std::int64_t col = strip + lane + q * kWarpSize;
+        if (col < K) acc[q] = fmaf(__ldg(A + i * K + col), xi, acc[q]);
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kT2Vec; ++q) partial[warp][lane + q * kWarpSize] = acc[q];
+  }
+  __syncthreads();
+
+  const int t = warp * kWarpSize + lane;  // 0..255; the first 128 finish one column each
+  const std::int64_t col = strip + t;
+  if (t < kT2Cols && col < K) {
+    float total = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kT2Warps; ++w) total += partial[w][t];
+    if (accumulate) {
+      atomicAdd(y + col, total);
+    } else {
+      y[col] = total;
+    }
+  }
+}
+// [kernel]
+
+/// @brief t2: t1 with float4 loads (4 columns per lane) and 4 rows in flight per lane.
+///
+/// **Idea.** Once the GPU is full, the remaining cost is instructions per byte: a float4 load
+/// moves 16 bytes for one instruction, and unrolling the row loop lets a lane issue several
+/// rows' loads before the first FMA needs its data.
+///
+/// **Changed since t1.** 128-column strips, one float4 per lane per row (when K % 4 == 0 and A
+/// is aligned; four scalar loads otherwise); the row loop unrolled by 4.
+///
+/// **What is still wrong.** As in t1: float atomics make the result's last bits depend on the
+/// order in which blocks finish; K < 128 leaves lanes idle (one strip, mostly empty).
+///
+/// **Predicted.** At or near the copy roof on the square and short-fat shapes, and on par with
+/// cublasSgemv (CUBLAS_OP_N).
+///
+/// **Measured.** See the chapter page's table.
+void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
+                                    cudaStream_t stream) {
+  if (M <= 0 || K <= 0) return;
+  constexpr int kThreads = kWarpSize * kT2Warps;
+  const bool vec = K % 4 == 0 && is_aligned16(A);
+  const auto kernel = vec ? gemvt_t2_float4_columns<true> : gemvt_t2_float4_columns<false>;
+  const std::int64_t strips = (K + kT2Cols - 1) / kT2Cols;
+  const std::int64_t target = 2 * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
+  const SplitPlan plan = plan_split(M, strips, target, kT2MinRows, 1);
+  const bool accumulate = plan.splits > 1;
+  if (accumulate) CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(K) * sizeof(float), stream));
+  const dim3 grid(tut::blocks_for(K, kT2Cols), static_cast<unsigned>(plan.splits));
+  kernel<<<grid, dim3(kWarpSize, kT2Warps), 0, stream>>>(A, x, y, M, K, plan.chunk, accumulate);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace gemv
