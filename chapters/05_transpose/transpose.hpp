@@ -1,0 +1,93 @@
+/// @file
+/// @brief Chapter 05 (transpose): declarations shared by the versions, the executable and the tests.
+///
+/// B = A^T out of place: A is row-major R x C, B is row-major C x R, B[c][r] = A[r][c]. The
+/// registry, versions(), is the only list of versions: the executable, --list, the tests and
+/// the JSON all iterate it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/report.hpp"
+
+/// Chapter 05: matrix transpose, where reads and writes cannot both be contiguous.
+namespace transpose {
+
+/// One run of a version: reads A (R x C, row-major), writes B, enqueued on `stream`.
+using Launch = void (*)(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+
+/// What a version leaves in B.
+enum class Output {
+  transposed,  ///< B = A^T (C x R): the ladder and cublasSgeam
+  copied,      ///< B = A (R x C): the copy roofs, which move the same bytes without transposing
+};
+
+/// A registered version: everything the executable and the tests need to run and check it.
+struct Version {
+  tut::VersionInfo info;  ///< name, one-line idea, minimum GPU, kind
+  Output output;          ///< what B must hold afterwards
+  Launch launch;          ///< runs it (correct for every R, C >= 1 and any alignment)
+  /// Null if the version runs wherever its min_cc allows; otherwise "" when it can run on the
+  /// current GPU and build, or the reason it cannot (reported as skipped, never launched).
+  std::string (*unavailable)();
+};
+
+/// The registry: every version of the chapter, in table order (roofs, ladder, libraries).
+const std::vector<Version>& versions();
+
+/// Minimum bytes moved: A read once and B written once, 2 * 4 * R * C (the same for the copies).
+double bytes_moved(std::int64_t R, std::int64_t C);
+
+/// @name Checking (reference.cpp)
+/// @{
+
+/// The CPU reference: B[c * R + r] = A[r * C + c].
+std::vector<float> reference_transpose(const std::vector<float>& A, std::int64_t R, std::int64_t C);
+/// A transpose or a copy moves bits: the result must be exact (tolerance zero).
+const tut::Tolerance& exact_tolerance();
+/// Compares `got` with the expected content of B for `output` (exact), counting NaN as wrong.
+tut::ErrorStats check(const std::vector<float>& got, const std::vector<float>& A, std::int64_t R, std::int64_t C,
+                      Output output);
+/// @}
+
+/// @name The ladder (one file each)
+/// @{
+
+void launch_transpose_v0_read_coalesced(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v1_write_coalesced(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v2_smem_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v3_padded_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v4_tile_32x8(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v5_float4_swizzle(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v6_diagonal(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v7_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+/// @}
+
+/// Why v7_tma cannot run here ("" if it can): GPU older than sm_90, no sm_90 code in this
+/// build, or no cuTensorMapEncodeTiled in the driver.
+std::string tma_unavailable();
+
+/// True if v5/v6 (and v7) take their vector path for these arguments: R % 4 == 0, C % 4 == 0
+/// and both pointers 16-byte aligned. Otherwise they run v4's kernel.
+bool vector_path(const float* A, const float* B, std::int64_t R, std::int64_t C);
+
+/// @name Roofs (roofs.cu): the same bytes moved without a transpose
+/// @{
+
+void launch_copy_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_copy_shared(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+/// @}
+
+/// @name Vendor baselines (baselines.cpp)
+/// @{
+
+void launch_copy_memcpy(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_cublas_geam(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+/// @}
+
+}  // namespace transpose

@@ -1,0 +1,270 @@
+/// @file
+/// @brief v7 (Hopper, sm_90): the tensor memory accelerator (TMA) moves whole tiles between
+/// global and shared memory; threads only transpose inside shared memory.
+///
+/// Needs compute capability 9.0 and code compiled for it (sm_90a in this project's builds).
+/// The tensor maps are made with cuTensorMapEncodeTiled, a *driver* API function, obtained
+/// through the runtime's cudaGetDriverEntryPoint: the program never links libcuda, so it still
+/// starts (and reports this version as skipped) on a machine without a GPU driver.
+#include <cuda.h>  // CUtensorMap and its enums (types only: nothing from libcuda is linked)
+
+#include <cstdint>
+#include <string>
+
+#include "common/check.hpp"
+#include "common/launch.hpp"
+#include "tiles.cuh"
+#include "transpose.hpp"
+
+namespace transpose {
+
+/// Threads per block: 4 warps transpose a 32 x 32 tile, 8 elements per thread.
+constexpr int kV7Threads = 128;
+/// Shared-memory stages: the load of tile i + 1 and the store of tile i - 1 overlap tile i.
+constexpr int kV7Stages = 2;
+/// Bytes of one tile (what each TMA load delivers, out-of-bounds zeros included).
+constexpr unsigned kV7TileBytes = kTile * kTile * sizeof(float);
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// The PTX instructions used below, one thin wrapper each (PTX ISA 8.0, sm_90).
+
+/// Shared-memory address (32-bit, .shared window) of a generic pointer to shared memory.
+__device__ __forceinline__ std::uint32_t smem(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+/// mbarrier.init: a barrier that completes a phase after `count` arrivals (plus its transactions).
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(bar)), "r"(count) : "memory");
+}
+/// One arrival that also announces `bytes` of transactions (the TMA load's bytes) to wait for.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(bar)), "r"(bytes) : "memory");
+}
+/// Spins until the barrier's phase with parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n\t.reg .pred done;\n"
+      "WAIT_%=:\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+      "@!done bra WAIT_%=;\n}" ::"r"(smem(bar)),
+      "r"(parity)
+      : "memory");
+}
+/// Orders this thread's shared-memory accesses with those of the async proxy (the TMA unit).
+__device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+/// TMA load of the box at (x0 = innermost coordinate, x1) of `map` into `dst`; completes on `bar`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x0, int x1, std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          smem(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(smem(bar))
+      : "memory");
+}
+/// TMA store of `src` to the box at (x0, x1) of `map`; parts outside the tensor are not written.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int x0, int x1, const void* src) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(x0), "r"(x1), "r"(smem(src))
+               : "memory");
+}
+/// Closes the group of bulk stores issued so far by this thread.
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+/// Waits until at most N groups are still reading their shared-memory source.
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+/// Waits until every bulk store of this thread has completed (its writes are done).
+__device__ __forceinline__ void bulk_wait_group_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+#endif
+
+/// @brief B = A^T with TMA: each block walks tiles t = blockIdx.x, + gridDim.x, ...; per tile
+/// one thread asks the TMA unit for the 32 x 32 box of A, all threads transpose it inside
+/// shared memory, and one thread asks the TMA unit to store the 32 x 32 box of B.
+///
+/// Two stages: while the threads transpose tile i from sa[s] into sb[s], the TMA loads tile
+/// i + 1 into sa[s ^ 1] and may still be storing tile i - 1 from sb[s ^ 1].
+///
+///     thread 0:  load(i+1) -> sa[s^1]   wait store(i-2) read sb[s]            store(i) <- sb[s]
+///     all:                  wait bar[s] |  sync  | sa[s] -> sb[s] | fence, sync |
+///
+/// Synchronization, in order:
+/// - bar[s] (an mbarrier expecting one arrival and 4096 bytes) completes when tile i is in
+///   sa[s]; its k-th use is phase k, waited for with parity k & 1.
+/// - Before the threads overwrite sb[s], thread 0 waits (wait_group.read 1) until the store
+///   issued from sb[s] two tiles ago has finished reading it; the __syncthreads() after the
+///   mbarrier wait publishes that to everyone.
+/// - After writing sb[s] (and reading sa[s]), each thread executes fence.proxy.async, then
+///   __syncthreads(): the TMA store that follows sees the writes, and the next TMA load into
+///   sa[s] is ordered after the reads.
+/// - Thread 0 waits for all its stores before the block exits.
+///
+/// Shared-memory banks: sa holds A's box row by row (tile[r][c] at 32 r + c, as TMA writes it
+/// with no swizzle) and sb holds B's box (B row c, column r at 32 c + r). Warp w, step k,
+/// lane l moves element (r, c) = (l, (l + d) % 32) with d = w + 4 k: one wrapped diagonal of
+/// the tile per instruction. The read's bank is c and the write's bank is r: both take 32
+/// different values, no conflict on either side, without padding (which TMA cannot do) or a
+/// swizzle mode.
+// [kernel]
+__global__ void __launch_bounds__(kV7Threads) transpose_v7_tma(const __grid_constant__ CUtensorMap map_a,
+                                                               const __grid_constant__ CUtensorMap map_b,
+                                                               std::int64_t tiles_r, std::int64_t tiles_c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  __shared__ __align__(128) float sa[kV7Stages][kTile * kTile];  // A's tiles: [r][c]
+  __shared__ __align__(128) float sb[kV7Stages][kTile * kTile];  // B's tiles: [c][r]
+  __shared__ __align__(8) std::uint64_t bar[kV7Stages];
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const std::int64_t tiles = tiles_r * tiles_c;
+
+  if (tid == 0) {
+    for (int s = 0; s < kV7Stages; ++s) mbar_init(&bar[s], 1);
+    fence_proxy_async_shared();  // the initialized barriers, visible to the TMA unit
+  }
+  __syncthreads();
+
+  const auto issue_load = [&](std::int64_t tile, int s) {  // thread 0 only
+    const TileCoord t = tile_row_major(tile, tiles_c);
+    mbar_arrive_expect_tx(&bar[s], kV7TileBytes);
+    tma_load_2d(sa[s], &map_a, static_cast<int>(t.col * kTile), static_cast<int>(t.row * kTile), &bar[s]);
+  };
+  if (tid == 0 && blockIdx.x < tiles) issue_load(blockIdx.x, 0);
+
+  int it = 0;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, ++it) {
+    const int s = it % kV7Stages;
+    if (tid == 0) {
+      if (tile + gridDim.x < tiles) issue_load(tile + gridDim.x, s ^ 1);  // prefetch the next tile
+      bulk_wait_group_read<kV7Stages - 1>();  // the store from sb[s] (two tiles ago) has read it
+    }
+    mbar_wait(&bar[s], static_cast<unsigned>(it / kV7Stages) & 1u);  // tile is in sa[s]
+    __syncthreads();
+
+#pragma unroll
+    for (int k = 0; k < kTile / (kV7Threads / 32); ++k) {  // 8 diagonals per warp
+      const int d = warp + (kV7Threads / 32) * k;
+      const int r = lane, c = (lane + d) % kTile;
+      sb[s][c * kTile + r] = sa[s][r * kTile + c];  // banks: read c, write r
+    }
+    fence_proxy_async_shared();
+    __syncthreads();
+
+    if (tid == 0) {
+      const TileCoord t = tile_row_major(tile, tiles_c);
+      tma_store_2d(&map_b, static_cast<int>(t.row * kTile), static_cast<int>(t.col * kTile), sb[s]);
+      bulk_commit_group();
+    }
+  }
+  if (tid == 0) bulk_wait_group_all();
+#else
+  // Compiled for a GPU without TMA: never launched (the launcher and the registry check
+  // tma_unavailable() first). Trap loudly if it ever is.
+  (void)map_a;
+  (void)map_b;
+  (void)tiles_r;
+  (void)tiles_c;
+  __trap();
+#endif
+}
+// [kernel]
+
+namespace {
+
+/// cuTensorMapEncodeTiled's signature (the CUDA 12.0 ABI, PFN_cuTensorMapEncodeTiled_v12000).
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/// The driver's cuTensorMapEncodeTiled, looked up once through the runtime; null if absent.
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
+#endif
+    if (e != cudaSuccess) cudaGetLastError();  // do not leave the error for the next CUDA_CHECK_LAUNCH
+    return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? reinterpret_cast<EncodeTiled>(p) : nullptr;
+  }();
+  return fn;
+}
+
+/// A tensor map of a row-major matrix `outer` x `inner` at `base`, in 32 x 32 boxes, no swizzle.
+CUtensorMap make_map(const float* base, std::int64_t outer, std::int64_t inner) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};  // innermost first
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(inner) * sizeof(float)};  // bytes between rows
+  const cuuint32_t box[2] = {kTile, kTile};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides,
+                                    box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    throw tut::CudaError(tut::format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
+                                                "CUresult " + std::to_string(static_cast<int>(r))));
+  }
+  return map;
+}
+
+}  // namespace
+
+std::string tma_unavailable() {
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (major < 9) {
+    return "needs sm_90 (TMA), this GPU is sm_" + std::to_string(10 * major + minor);
+  }
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, transpose_v7_tma) != cudaSuccess) {
+    cudaGetLastError();
+    return "no kernel image of v7_tma for this GPU in this build";
+  }
+  if (attr.ptxVersion < 90) {
+    return "this build has no sm_90 code for v7_tma (set CMAKE_CUDA_ARCHITECTURES to 90a)";
+  }
+  if (encode_tiled() == nullptr) return "the CUDA driver does not provide cuTensorMapEncodeTiled";
+  return "";
+}
+
+/// @brief v7: TMA loads and stores of 32 x 32 boxes, a conflict-free diagonal walk through
+/// shared memory, two stages, one wave of persistent blocks.
+///
+/// **Idea.** On Hopper a single thread can ask the TMA unit to copy a whole box of a 2-D
+/// tensor between global and shared memory; the unit computes the addresses, coalesces the
+/// requests and clips the box at the edges of the tensor (loads fill zeros, stores skip).
+/// The threads are left with nothing but the transposition in shared memory, and the copies
+/// run asynchronously, overlapping the next tile's load and the previous tile's store with
+/// the current tile's transposition.
+///
+/// **Changed since v6.** No thread issues a global load or store; two tensor maps (A: R x C,
+/// B: C x R) describe the matrices; mbarriers signal loads, bulk groups track stores; blocks
+/// loop over tiles (grid = one full wave).
+///
+/// **What is still wrong.** The tensor maps require 16-byte aligned rows (R and C multiples
+/// of 4) and aligned pointers: other shapes run v5's launcher (and so v4's kernel). One thread
+/// issues everything; one 4 KB box per request is small for the TMA unit.
+///
+/// **Predicted.** On par with v5 (both move the same bytes with full coalescing); the gain,
+/// if any, is fewer instructions and the overlap inside each block.
+///
+/// **Measured.** See the chapter page's table (the lead decides from it whether TMA beats v5).
+void launch_transpose_v7_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
+  if (R <= 0 || C <= 0) return;
+  if (!vector_path(A, B, R, C)) {
+    launch_transpose_v5_float4_swizzle(A, B, R, C, stream);
+    return;
+  }
+  if (encode_tiled() == nullptr) throw tut::CudaError("v7_tma: cuTensorMapEncodeTiled is not available (see tma_unavailable())");
+  const CUtensorMap map_a = make_map(A, R, C);  // A: R rows of C
+  const CUtensorMap map_b = make_map(B, C, R);  // B: C rows of R
+  const std::int64_t tiles_r = ceil_div(R, kTile), tiles_c = ceil_div(C, kTile);
+  const std::int64_t wave = tut::full_wave_blocks(transpose_v7_tma, kV7Threads);
+  const unsigned blocks = static_cast<unsigned>(tiles_r * tiles_c < wave ? tiles_r * tiles_c : wave);
+  transpose_v7_tma<<<blocks, kV7Threads, 0, stream>>>(map_a, map_b, tiles_r, tiles_c);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace transpose

@@ -1,0 +1,39 @@
+// The registry of chapter 05: the only list of versions (executable, --list, tests, JSON).
+#include "transpose.hpp"
+
+namespace transpose {
+
+double bytes_moved(std::int64_t R, std::int64_t C) { return 8.0 * static_cast<double>(R) * static_cast<double>(C); }
+
+const std::vector<Version>& versions() {
+  using tut::Kind;
+  static const std::vector<Version> list = {
+      {{"copy_tile", "roof: B = A with v4's tile mapping (reads and writes coalesced)", 75, Kind::ours},
+       Output::copied, launch_copy_tile, nullptr},
+      {{"copy_shared", "roof: the same copy through a shared-memory tile", 75, Kind::ours},
+       Output::copied, launch_copy_shared, nullptr},
+      {{"v0_read_coalesced", "naive: threads along A's rows, coalesced reads, strided writes", 75, Kind::ours},
+       Output::transposed, launch_transpose_v0_read_coalesced, nullptr},
+      {{"v1_write_coalesced", "naive: threads along A's columns, strided reads, coalesced writes", 75, Kind::ours},
+       Output::transposed, launch_transpose_v1_write_coalesced, nullptr},
+      {{"v2_smem_tile", "32x32 shared-memory tile: both sides coalesced, 32-way bank conflicts", 75, Kind::ours},
+       Output::transposed, launch_transpose_v2_smem_tile, nullptr},
+      {{"v3_padded_tile", "tile[32][33]: one padding column removes the bank conflicts", 75, Kind::ours},
+       Output::transposed, launch_transpose_v3_padded_tile, nullptr},
+      {{"v4_tile_32x8", "padded tile with 32x8 threads, 4 elements per thread", 75, Kind::ours},
+       Output::transposed, launch_transpose_v4_tile_32x8, nullptr},
+      {{"v5_float4_swizzle", "float4 loads and stores, XOR-swizzled tile (R, C % 4 == 0)", 75, Kind::ours},
+       Output::transposed, launch_transpose_v5_float4_swizzle, nullptr},
+      {{"v6_diagonal", "experiment: v5 with the tiles visited in diagonal order", 75, Kind::ours},
+       Output::transposed, launch_transpose_v6_diagonal, nullptr},
+      {{"v7_tma", "Hopper TMA: tiles moved by cp.async.bulk.tensor, mbarrier, 2 stages", 90, Kind::ours},
+       Output::transposed, launch_transpose_v7_tma, tma_unavailable},
+      {{"cudaMemcpy", "cudaMemcpyAsync device-to-device of the same bytes: the roof", 75, Kind::library},
+       Output::copied, launch_copy_memcpy, nullptr},
+      {{"cublasSgeam", "cuBLAS: cublasSgeam(CUBLAS_OP_T) on the column-major views", 75, Kind::library},
+       Output::transposed, launch_cublas_geam, nullptr},
+  };
+  return list;
+}
+
+}  // namespace transpose
