@@ -6,6 +6,9 @@ For every .html and .svg file under ROOT it collects the targets of href, src an
 inside ROOT and, when it carries a #fragment, an element of that file with that id (or name).
 External links (http:, https:, mailto:, javascript:, data:) are not fetched.
 
+Every .svg file must also be well-formed XML: a browser shows nothing (or an error box) for an
+image that is not, for instance a Graphviz label whose markup its SVG writer gets wrong.
+
 Doxygen's navigation scripts (navtree*.js, menudata.js, search/*.js) hold "page.html#anchor"
 strings too: their pages must exist. Their anchors are counted but only fail with --strict-nav,
 because Doxygen 1.9 lists some members in the tree (enum values, a file's functions documented
@@ -21,6 +24,7 @@ import pathlib
 import re
 import sys
 import urllib.parse
+import xml.etree.ElementTree
 
 LINK_ATTRS = {"href", "src", "data", "xlink:href", "poster"}
 EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")  # any scheme: http:, mailto:, javascript:, ...
@@ -86,6 +90,11 @@ def check(root, strict_nav=False):
     ids = {p: c.ids for p, c in parsed.items()}
 
     broken, nav_misses, checked = [], 0, 0
+    for svg in (p for p in pages if p.suffix == ".svg"):
+        try:
+            xml.etree.ElementTree.parse(svg)
+        except xml.etree.ElementTree.ParseError as e:
+            broken.append(f"{svg.relative_to(root)}: not well-formed SVG, browsers will not show it ({e})")
     sources = [(p, c.links) for p, c in parsed.items()] + [(s, js_links(s)) for s in scripts]
     for source, links in sources:
         for line, raw in links:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plots for the docs, drawn with matplotlib from the result JSON (see tools/results_to_docs.py).
 
-Two kinds of figure, both written as SVG with text kept as text (small, sharp, searchable):
+Two kinds of figure, written as PNG at twice the resolution they are shown at (sharp on
+high-density screens; an <img> that the page can scale down when the window is narrow):
 
 * ``bars(problem, path)``: one problem of a run. Left panel: each version's share of the roof
   (% of the measured copy bandwidth, or of the library's rate), right panel: its speedup over
@@ -14,7 +15,6 @@ then builds the pages without plots and says so. Run it alone to draw the plots 
 
     python3 tools/plot_results.py docs/results/elementwise.json OUTDIR
 """
-import io
 import json
 import math
 import pathlib
@@ -26,11 +26,11 @@ matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt  # noqa: E402  (after use())
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-# Reproducible SVGs: the same JSON gives byte-identical files (no dates, fixed ids), with text
-# as <text> elements in the browser's sans-serif font rather than outlines.
+# Pixels per inch of the files, and the share of them shown per CSS pixel (2: high-density).
+DPI = 200
+SCALE = 2
+
 matplotlib.rcParams.update({
-    "svg.fonttype": "none",
-    "svg.hashsalt": "cuda-tutorial",
     "font.family": "sans-serif",
     "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"],
     "font.size": 10,
@@ -66,14 +66,19 @@ def _throughput(row, metric):
 
 
 def _save(fig, path):
-    """Writes the figure to `path` only if its bytes changed (keeps timestamps, and make, calm)."""
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    """Writes the figure as PNG (only if its bytes changed); returns the width to show it at, in
+    CSS pixels (half its pixel width)."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
-    text = buf.getvalue()
+    data = buf.getvalue()
     path = pathlib.Path(path)
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+    width = int.from_bytes(data[16:20], "big")  # the PNG header's IHDR width
+    return max(1, width // SCALE)
 
 
 def _label(row):
@@ -85,16 +90,16 @@ def _label(row):
 def bars(problem, path):
     """Two-panel bar chart of one problem: % of roof, and speedup over the baseline.
 
-    Returns True if a figure was written (False when no row of the problem was timed).
+    Returns the width (CSS pixels) to show the figure at, or 0 when no row was timed (no file).
     """
     rows = problem.get("results", [])
     if not any(_timed(r) for r in rows):
-        return False
+        return 0
     metric = problem.get("metric", "gbps")
     labels = [_label(r) for r in rows]
     y = list(range(len(rows)))
     height = 0.9 + 0.36 * len(rows)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, height), sharey=True,
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.4, height), sharey=True,
                                       gridspec_kw={"width_ratios": [1.15, 1.0], "wspace": 0.08})
 
     pct = [r.get("pct_of_peak") if _timed(r) else None for r in rows]
@@ -162,8 +167,7 @@ def bars(problem, path):
         else:
             ax.text(value * 1.04 if log else value + (hi - lo) * 0.012, yi, text, va="center", ha="left",
                     fontsize=8.5)
-    _save(fig, path)
-    return True
+    return _save(fig, path)
 
 
 def size_axis(problems):
@@ -191,7 +195,8 @@ def size_axis(problems):
 
 
 def sweep(family, problems, device, path):
-    """Throughput against problem size for one table of a sweep; True if a figure was written."""
+    """Throughput against problem size for one table of a sweep; returns the width to show it at
+    (CSS pixels), or 0 when nothing was timed (no file)."""
     metric = problems[0].get("metric", "gbps")
     xlabel, xs = size_axis(problems)
     series = {}  # version -> (kind, [(x, throughput)])
@@ -205,8 +210,8 @@ def sweep(family, problems, device, path):
             kind, points = series.setdefault(r.get("version", "?"), (r.get("kind", "ours"), []))
             points.append((x, value))
     if not series:
-        return False
-    fig, ax = plt.subplots(figsize=(10.5, 4.6))
+        return 0
+    fig, ax = plt.subplots(figsize=(7.6, 4.2))
     palette = [plt.get_cmap("tab10")(i) for i in (0, 1, 2, 3, 4, 5, 6, 8, 9)]  # tab10 without its grey
     styles = {"library": {"linestyle": "--", "color": "#555555"},
               "solution": {"linestyle": "-.", "color": KIND_COLORS["solution"]},
@@ -234,8 +239,7 @@ def sweep(family, problems, device, path):
     ax.set_axisbelow(True)
     ax.set_title(f"{family}: throughput against size ({problems[0].get('dtype', '')})", loc="left")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
-    _save(fig, path)
-    return True
+    return _save(fig, path)
 
 
 def main(argv):
@@ -246,7 +250,7 @@ def main(argv):
     out = pathlib.Path(argv[2])
     out.mkdir(parents=True, exist_ok=True)
     for i, problem in enumerate(data.get("problems", [])):
-        bars(problem, out / f"problem_{i + 1}.svg")
+        bars(problem, out / f"problem_{i + 1}.png")
     return 0
 
 

@@ -8,7 +8,7 @@ Doxygen reads through EXAMPLE_PATH (\\includedoc) and IMAGE_PATH (\\image):
                           speedup over the naive version) and its size-sweep plot; included by the
                           chapter page with `\\includedoc results_<chapter>.md`. A chapter without
                           results gets a page saying so.
-  results_*.svg           the plots (matplotlib); skipped, with a note on the page, without it.
+  results_*.png, sweep_*  the plots (matplotlib); skipped, with a note on the page, without it.
   learning_path.md        the main page's table of all chapters in order, linking the chapters
                           whose page exists and listing the others as "not yet written".
   guides_list.md          the guides found in docs/guides/ (grading appears once it exists).
@@ -37,25 +37,25 @@ CURRICULUM = [
      "needs": [], "needs_text": "C++; a first CUDA kernel (launch, threadIdx, cudaMalloc)",
      "against": "cudaMemcpy (the copy roof)", "bound": "memory"},
     {"num": "02", "slug": "reduce", "title": "Reduce",
-     "teaches": "tree reductions in shared memory, divergence, warp shuffles, many elements per "
-                "thread, one pass vs two, atomics",
-     "needs": ["01"], "against": "CUB DeviceReduce", "bound": "memory"},
+     "teaches": "atomics vs trees, interleaved vs sequential addressing (divergence, bank "
+                "conflicts), the first add during the load, warp shuffles, float4, one pass",
+     "needs": ["01"], "against": "CUB DeviceReduce, cuBLAS dot", "bound": "memory"},
     {"num": "03", "slug": "softmax", "title": "Softmax",
-     "teaches": "row-wise reductions, numerical stability (subtract the max), one warp or block per "
-                "row, the online softmax (one pass for max and sum), fusion",
-     "needs": ["02"], "against": "the copy roof; a library softmax where one is found", "bound": "memory"},
+     "teaches": "row-wise reductions, a thread, warp or block per row, numerical stability (subtract "
+                "the max), the online softmax (max and sum in one pass), a row kept on chip",
+     "needs": ["02"], "against": "cuDNN softmax (when cuDNN is found)", "bound": "memory"},
     {"num": "04", "slug": "gemv", "title": "GEMV",
-     "teaches": "matrix-vector products: a warp per row, vector loads, reusing x, row- vs "
-                "column-major access",
+     "teaches": "a thread, block or warp per row, float4 loads and ILP, short and long rows "
+                "(split-K), the transposed product (column access)",
      "needs": ["01", "02"], "against": "cuBLAS sgemv", "bound": "memory"},
     {"num": "05", "slug": "transpose", "title": "Transpose",
-     "teaches": "shared-memory tiles that make both reads and writes coalesced, bank conflicts and "
-                "padding, more work per thread",
-     "needs": ["01"], "against": "the copy roof", "bound": "memory"},
+     "teaches": "shared-memory tiles that make both reads and writes coalesced, padding against "
+                "bank conflicts, more work per thread, float4 with a swizzled tile, Hopper TMA",
+     "needs": ["01"], "against": "cudaMemcpy (the copy roof), cuBLAS geam", "bound": "memory"},
     {"num": "06", "slug": "gemm", "title": "GEMM",
-     "teaches": "arithmetic intensity, shared-memory tiling, register blocking, vectorized and "
-                "double-buffered loads, tensor cores, Hopper TMA/wgmma",
-     "needs": ["04", "05"], "against": "cuBLAS sgemm / gemmEx", "bound": "compute"},
+     "teaches": "arithmetic intensity, shared-memory tiles, register blocking, vectorized loads, "
+                "warp tiles, a cp.async pipeline, tuning, tensor cores (WMMA, mma.sync)",
+     "needs": ["04", "05"], "against": "cuBLAS SGEMM and GemmEx (TF32, BF16)", "bound": "compute"},
     {"num": "07", "slug": "conv2d", "title": "Conv2d",
      "teaches": "convolution as an implicit GEMM, halos, data layouts (NCHW vs NHWC)",
      "needs": ["06"], "against": "cuDNN", "bound": "compute"},
@@ -142,7 +142,7 @@ class Writer:
 
     def remove_stale(self):
         for f in self.out.iterdir():
-            generated = f.suffix in (".md", ".svg") and (f.name.startswith(("results_", "sweep_")) or f.name in (
+            generated = f.suffix in (".md", ".svg", ".png") and (f.name.startswith(("results_", "sweep_")) or f.name in (
                 "learning_path.md", "guides_list.md", "profiling_chapters.md"))
             if generated and f.name not in self.written:
                 f.unlink()
@@ -230,7 +230,7 @@ def draw(plot, *args):
         return plot(*args)
     except Exception as e:  # noqa: BLE001 (any failure of an optional figure)
         warn(f"plot {args[-1].name} skipped: {type(e).__name__}: {e}")
-        return False
+        return 0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -320,11 +320,12 @@ def render_report(name, data, source, plotter, writer, tag, heading_prefix=""):
             while slug in used:
                 slug += "_"
             used.add(slug)
-            fname = slug + ".svg"
-            if draw(plotter.bars, problem, writer.path(fname)):
+            fname = slug + ".png"
+            width = draw(plotter.bars, problem, writer.path(fname))
+            if width:
                 base = problem.get("baseline") or "the first version"
                 out.append(f'\\image html {fname} "{esc(label)}: each version\'s share of the roof '
-                           f'(left) and its speedup over {esc(base)} (right)."')
+                           f'(left) and its speedup over {esc(base)} (right)." width={width}')
     return out
 
 
@@ -347,10 +348,11 @@ def render_sweep(name, data, source, plotter, writer):
     if plotter is None:
         return out
     for (family, dtype), group in families.items():
-        fname = f"sweep_{name}_{slugify(family)}_{slugify(dtype)}.svg"
-        if draw(plotter.sweep, family, group, dev, writer.path(fname)):
+        fname = f"sweep_{name}_{slugify(family)}_{slugify(dtype)}.png"
+        width = draw(plotter.sweep, family, group, dev, writer.path(fname))
+        if width:
             out.append(f'\\image html {fname} "{esc(family)} ({esc(dtype)}): throughput against size, one line '
-                       f'per version; dotted: the measured copy bandwidth."')
+                       f'per version; dotted: the measured copy bandwidth." width={width}')
     return out
 
 
@@ -410,10 +412,10 @@ def chapter_rows(chapters):
 
 def results_summary(files):
     if files is None or files["main"] is None:
-        return None, "not measured yet"
+        return None, "not yet"
     data, why = load_report(files["main"])
     if data is None:
-        return None, "unreadable result file"
+        return None, "unreadable JSON"
     dev = (data.get("device") or {}).get("name", "a GPU")
     wrong = any(r.get("correct") is False for p in data["problems"] for r in p.get("results", []))
     return data, esc(dev) + (" (**some results wrong**)" if wrong else "")
@@ -561,7 +563,7 @@ def main():
     writer.text("guides_list.md", guides_list(guides_dir, results_dir.parent / "figures" / "figures.md"))
     writer.text("profiling_chapters.md", profiling_chapters(rows, files))
     writer.remove_stale()
-    made = sum(1 for n in writer.written if n.endswith(".svg"))
+    made = sum(1 for n in writer.written if n.endswith(".png"))
     print(f"results_to_docs.py: {len(chapters)} chapter(s), {sum(1 for f in files.values() if f['main'])} with "
           f"results, {made} plot(s)" + ("" if plotter else " (plots skipped)"))
     return 0
