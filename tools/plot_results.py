@@ -56,13 +56,17 @@ def version():
     return matplotlib.__version__
 
 
+def _finite(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _timed(row):
-    return not row.get("skipped") and row.get("median_ms") not in (None, 0)
+    return not row.get("skipped") and _finite(row.get("median_ms")) and row["median_ms"] > 0
 
 
 def _throughput(row, metric):
     value = row.get("gbps" if metric == "gbps" else "tflops")
-    return value if isinstance(value, (int, float)) else None
+    return value if _finite(value) else None
 
 
 def _save(fig, path):
@@ -84,7 +88,7 @@ def _save(fig, path):
 def _label(row):
     kind = row.get("kind", "ours")
     name = str(row.get("version", "?"))
-    return name if kind == "ours" else f"{name} ({kind})"
+    return name if kind in ("ours", name) else f"{name} ({kind})"
 
 
 def bars(problem, path):
@@ -102,18 +106,19 @@ def bars(problem, path):
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.4, height), sharey=True,
                                       gridspec_kw={"width_ratios": [1.15, 1.0], "wspace": 0.08})
 
-    pct = [r.get("pct_of_peak") if _timed(r) else None for r in rows]
-    speed = [r.get("speedup_vs_baseline") if _timed(r) else None for r in rows]
+    pct = [r.get("pct_of_peak") if _timed(r) and _finite(r.get("pct_of_peak")) else None for r in rows]
+    speed = [r.get("speedup_vs_baseline") if _timed(r) and _finite(r.get("speedup_vs_baseline")) else None
+             for r in rows]
 
     def draw(ax, values, fmt):
-        top = max([v for v in values if isinstance(v, (int, float))] or [1.0])
+        top = max([v for v in values if _finite(v)] or [1.0])
         for yi, (row, value) in enumerate(zip(rows, values)):
             if row.get("skipped"):
                 # x in axes coordinates: the left edge, whatever the scale (log has no 0)
                 ax.text(0.01, yi, "skipped", va="center", ha="left", color="#777777", style="italic", fontsize=9,
                         transform=ax.get_yaxis_transform())
                 continue
-            if not isinstance(value, (int, float)):
+            if not _finite(value):
                 note = "  wrong" if row.get("correct") is False else "  not timed"
                 ax.text(0.01, yi, note.strip(), va="center", ha="left", fontsize=9, transform=ax.get_yaxis_transform(),
                         color=WRONG_COLOR if row.get("correct") is False else "#777777")
@@ -138,7 +143,7 @@ def bars(problem, path):
 
     base = problem.get("baseline") or "the baseline"
     stop = draw(right, speed, lambda v: f"{v:.2f}x")
-    values = [v for v in speed if isinstance(v, (int, float)) and v > 0]
+    values = [v for v in speed if _finite(v) and v > 0]
     if values and max(values) / min(values) > 40:
         right.set_xscale("log")
         right.set_xlim(min(values) / 1.5, max(values) * 3)
@@ -224,7 +229,7 @@ def sweep(family, problems, device, path):
             style = {"color": palette[ours % len(palette)]}
             ours += 1
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3.5, linewidth=1.4,
-                label=name if kind == "ours" else f"{name} ({kind})", **style)
+                label=name if kind in ("ours", name) else f"{name} ({kind})", **style)
     if metric == "gbps" and isinstance(device.get("copy_gbps"), (int, float)) and device["copy_gbps"] > 0:
         ax.axhline(device["copy_gbps"], color=ROOF_COLOR, linestyle=":", linewidth=1)
         ax.text(min(xs), device["copy_gbps"], " measured copy bandwidth", color=ROOF_COLOR, fontsize=8.5,
