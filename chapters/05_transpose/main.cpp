@@ -4,7 +4,7 @@
 //
 //   transpose                               # the default shapes
 //   transpose --rows 33 --cols 4097         # one shape
-//   transpose --version v4_tile_32x8 --version v7_tma --version exercise
+//   transpose --version v4_tile_32x8 --version v8_tma --version exercise
 //   transpose --sweep --json sweep.json
 #include <cstdint>
 #include <string>

@@ -123,7 +123,7 @@ TEST_CASE("v5's swizzled tile is conflict-free in both phases", "[transpose][ban
   }
 }
 
-TEST_CASE("v7's diagonal walk is conflict-free on both tiles and covers each element once", "[transpose][banks]") {
+TEST_CASE("v8's diagonal walk is conflict-free on both tiles and covers each element once", "[transpose][banks]") {
   std::set<std::pair<int, int>> seen;
   for (int d = 0; d < 32; ++d) {  // one warp instruction per diagonal d; lane l: (r, c) = (l, (l + d) % 32)
     REQUIRE(conflict_degree(32, [d](int l) { return l * 32 + (l + d) % 32; }) == 1);  // read A's tile [r][c]
@@ -159,7 +159,7 @@ TEST_CASE("the registry: unique names, ladder in order, roofs and libraries", "[
     if (v.output == Output::copied) ++copies;
     if (v.info.kind == tut::Kind::library) ++libraries;
   }
-  REQUIRE(ladder == 8);
+  REQUIRE(ladder == 9);
   REQUIRE(copies == 3);  // copy_tile, copy_shared, cudaMemcpy
   REQUIRE(libraries == 2);
   REQUIRE(names.count("cublasSgeam") == 1);

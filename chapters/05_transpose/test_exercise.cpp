@@ -15,7 +15,7 @@ TEST_CASE("the padded-tile transpose is exact on every shape", "[transpose][exer
 
 TEST_CASE("the exercise works for misaligned matrices and fresh inputs", "[transpose][exercise]") {
   for (std::uint64_t s = 1; s <= 3; ++s) {
-    for (const auto& [R, C] : std::vector<testing::Shape>{{5, 3}, {33, 4097}, {1000, 37}}) {
+    for (const auto& [R, C] : testing::sanitizer_sized({{5, 3}, {33, 4097}, {1000, 37}})) {
       testing::require_correct(exercise_transpose_padded, Output::transposed, R, C, {s % 4, (s + 1) % 4},
                                tut::testing::seed() * 7 + s);
     }

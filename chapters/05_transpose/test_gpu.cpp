@@ -31,7 +31,8 @@ TEST_CASE("every version is exact over the shape sweep", "[transpose][sweep]") {
 TEST_CASE("every version is exact at misaligned starts of A and B", "[transpose][misaligned]") {
   // Offsets of 1..3 floats: the float4 and TMA versions must notice and take their scalar path.
   const std::vector<Offsets> offsets = {{1, 0}, {0, 1}, {2, 3}, {3, 3}, {2, 2}};
-  const std::vector<Shape> shapes = {{1, 1}, {4, 4}, {33, 17}, {64, 64}, {100, 36}, {36, 100}, {128, 4100}};
+  const std::vector<Shape> shapes =
+      transpose::testing::sanitizer_sized({{1, 1}, {4, 4}, {33, 17}, {64, 64}, {100, 36}, {36, 100}, {128, 4100}});
   for (const auto& v : versions()) {
     DYNAMIC_SECTION(v.info.name) {
       const std::string why = transpose::testing::why_not_here(v);
@@ -51,7 +52,7 @@ TEST_CASE("fresh inputs: the result does not depend on one data set", "[transpos
     DYNAMIC_SECTION(v.info.name) {
       if (transpose::testing::why_not_here(v).empty()) {
         for (std::uint64_t s = 1; s <= 3; ++s) {
-          for (const Shape& shape : std::vector<Shape>{{37, 1000}, {1000, 36}, {512, 512}}) {
+          for (const Shape& shape : transpose::testing::sanitizer_sized({{37, 1000}, {1000, 36}, {512, 512}})) {
             require_correct(v.launch, v.output, shape.first, shape.second, {}, tut::testing::seed() * 31 + s);
           }
         }

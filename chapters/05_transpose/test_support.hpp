@@ -20,6 +20,16 @@ namespace transpose::testing {
 /// An R x C shape.
 using Shape = std::pair<std::int64_t, std::int64_t>;
 
+/// `list`, without the shapes of more than 70000 elements when $TUTORIAL_SANITIZE=1 (the
+/// sanitizers are slow).
+inline std::vector<Shape> sanitizer_sized(const std::vector<Shape>& list) {
+  if (!tut::testing::sanitizing()) return list;
+  std::vector<Shape> small;
+  for (const auto& s : list)
+    if (s.first * s.second <= 70000) small.push_back(s);
+  return small;
+}
+
 /// The shapes every version is tested on: 1 x 1, 1 x N, N x 1, primes, 31/32/33 around the
 /// tile, R != C both ways, multiples of 4 that are not multiples of 32 (the float4 and TMA
 /// paths with partial edge tiles), and 33 x 4097. $TUTORIAL_EXTRA_SIZES adds n x n, 1 x n and
@@ -44,13 +54,7 @@ inline std::vector<Shape> shapes() {
       list.push_back({n, 3});
     }
   }
-  if (tut::testing::sanitizing()) {
-    std::vector<Shape> small;
-    for (const auto& s : list)
-      if (s.first * s.second <= 70000) small.push_back(s);
-    return small;
-  }
-  return list;
+  return sanitizer_sized(list);
 }
 
 /// Start offsets (floats past a 16-byte boundary) of A and B.

@@ -64,15 +64,16 @@ void launch_transpose_v2_smem_tile(const float* A, float* B, std::int64_t R, std
 void launch_transpose_v3_padded_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 void launch_transpose_v4_tile_32x8(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 void launch_transpose_v5_float4_swizzle(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v6_diagonal(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v7_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v6_four_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v7_diagonal(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v8_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 /// @}
 
-/// Why v7_tma cannot run here ("" if it can): GPU older than sm_90, no sm_90 code in this
+/// Why v8_tma cannot run here ("" if it can): GPU older than sm_90, no sm_90 code in this
 /// build, or no cuTensorMapEncodeTiled in the driver.
 std::string tma_unavailable();
 
-/// True if v5/v6 (and v7) take their vector path for these arguments: R % 4 == 0, C % 4 == 0
+/// True if v5, v6, v7 (and v8) take their vector path for these arguments: R % 4 == 0, C % 4 == 0
 /// and both pointers 16-byte aligned. Otherwise they run v4's kernel.
 bool vector_path(const float* A, const float* B, std::int64_t R, std::int64_t C);
 

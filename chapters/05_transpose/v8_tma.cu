@@ -1,5 +1,5 @@
 /// @file
-/// @brief v7 (Hopper, sm_90): the tensor memory accelerator (TMA) moves whole tiles between
+/// @brief v8 (Hopper, sm_90): the tensor memory accelerator (TMA) moves whole tiles between
 /// global and shared memory; threads only transpose inside shared memory.
 ///
 /// Needs compute capability 9.0 and code compiled for it (sm_90a in this project's builds).
@@ -19,11 +19,11 @@
 namespace transpose {
 
 /// Threads per block: 4 warps transpose a 32 x 32 tile, 8 elements per thread.
-constexpr int kV7Threads = 128;
+constexpr int kV8Threads = 128;
 /// Shared-memory stages: the load of tile i + 1 and the store of tile i - 1 overlap tile i.
-constexpr int kV7Stages = 2;
+constexpr int kV8Stages = 2;
 /// Bytes of one tile (what each TMA load delivers, out-of-bounds zeros included).
-constexpr unsigned kV7TileBytes = kTile * kTile * sizeof(float);
+constexpr unsigned kV8TileBytes = kTile * kTile * sizeof(float);
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // The PTX instructions used below, one thin wrapper each (PTX ISA 8.0, sm_90).
@@ -106,42 +106,42 @@ __device__ __forceinline__ void bulk_wait_group_all() { asm volatile("cp.async.b
 /// different values, no conflict on either side, without padding (which TMA cannot do) or a
 /// swizzle mode.
 // [kernel]
-__global__ void __launch_bounds__(kV7Threads) transpose_v7_tma(const __grid_constant__ CUtensorMap map_a,
+__global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_constant__ CUtensorMap map_a,
                                                                const __grid_constant__ CUtensorMap map_b,
                                                                std::int64_t tiles_r, std::int64_t tiles_c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  __shared__ __align__(128) float sa[kV7Stages][kTile * kTile];  // A's tiles: [r][c]
-  __shared__ __align__(128) float sb[kV7Stages][kTile * kTile];  // B's tiles: [c][r]
-  __shared__ __align__(8) std::uint64_t bar[kV7Stages];
+  __shared__ __align__(128) float sa[kV8Stages][kTile * kTile];  // A's tiles: [r][c]
+  __shared__ __align__(128) float sb[kV8Stages][kTile * kTile];  // B's tiles: [c][r]
+  __shared__ __align__(8) std::uint64_t bar[kV8Stages];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const std::int64_t tiles = tiles_r * tiles_c;
 
   if (tid == 0) {
-    for (int s = 0; s < kV7Stages; ++s) mbar_init(&bar[s], 1);
+    for (int s = 0; s < kV8Stages; ++s) mbar_init(&bar[s], 1);
     fence_proxy_async_shared();  // the initialized barriers, visible to the TMA unit
   }
   __syncthreads();
 
   const auto issue_load = [&](std::int64_t tile, int s) {  // thread 0 only
     const TileCoord t = tile_row_major(tile, tiles_c);
-    mbar_arrive_expect_tx(&bar[s], kV7TileBytes);
+    mbar_arrive_expect_tx(&bar[s], kV8TileBytes);
     tma_load_2d(sa[s], &map_a, static_cast<int>(t.col * kTile), static_cast<int>(t.row * kTile), &bar[s]);
   };
   if (tid == 0 && blockIdx.x < tiles) issue_load(blockIdx.x, 0);
 
   int it = 0;
   for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, ++it) {
-    const int s = it % kV7Stages;
+    const int s = it % kV8Stages;
     if (tid == 0) {
       if (tile + gridDim.x < tiles) issue_load(tile + gridDim.x, s ^ 1);  // prefetch the next tile
-      bulk_wait_group_read<kV7Stages - 1>();  // the store from sb[s] (two tiles ago) has read it
+      bulk_wait_group_read<kV8Stages - 1>();  // the store from sb[s] (two tiles ago) has read it
     }
-    mbar_wait(&bar[s], static_cast<unsigned>(it / kV7Stages) & 1u);  // tile is in sa[s]
+    mbar_wait(&bar[s], static_cast<unsigned>(it / kV8Stages) & 1u);  // tile is in sa[s]
     __syncthreads();
 
 #pragma unroll
-    for (int k = 0; k < kTile / (kV7Threads / 32); ++k) {  // 8 diagonals per warp
-      const int d = warp + (kV7Threads / 32) * k;
+    for (int k = 0; k < kTile / (kV8Threads / 32); ++k) {  // 8 diagonals per warp
+      const int d = warp + (kV8Threads / 32) * k;
       const int r = lane, c = (lane + d) % kTile;
       sb[s][c * kTile + r] = sa[s][r * kTile + c];  // banks: read c, write r
     }
@@ -218,18 +218,18 @@ std::string tma_unavailable() {
     return "needs sm_90 (TMA), this GPU is sm_" + std::to_string(10 * major + minor);
   }
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, transpose_v7_tma) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attr, transpose_v8_tma) != cudaSuccess) {
     cudaGetLastError();
-    return "no kernel image of v7_tma for this GPU in this build";
+    return "no kernel image of v8_tma for this GPU in this build";
   }
   if (attr.ptxVersion < 90) {
-    return "this build has no sm_90 code for v7_tma (set CMAKE_CUDA_ARCHITECTURES to 90a)";
+    return "this build has no sm_90 code for v8_tma (set CMAKE_CUDA_ARCHITECTURES to 90a)";
   }
   if (encode_tiled() == nullptr) return "the CUDA driver does not provide cuTensorMapEncodeTiled";
   return "";
 }
 
-/// @brief v7: TMA loads and stores of 32 x 32 boxes, a conflict-free diagonal walk through
+/// @brief v8: TMA loads and stores of 32 x 32 boxes, a conflict-free diagonal walk through
 /// shared memory, two stages, one wave of persistent blocks.
 ///
 /// **Idea.** On Hopper a single thread can ask the TMA unit to copy a whole box of a 2-D
@@ -239,31 +239,31 @@ std::string tma_unavailable() {
 /// run asynchronously, overlapping the next tile's load and the previous tile's store with
 /// the current tile's transposition.
 ///
-/// **Changed since v6.** No thread issues a global load or store; two tensor maps (A: R x C,
+/// **Changed since v7.** No thread issues a global load or store; two tensor maps (A: R x C,
 /// B: C x R) describe the matrices; mbarriers signal loads, bulk groups track stores; blocks
 /// loop over tiles (grid = one full wave).
 ///
 /// **What is still wrong.** The tensor maps require 16-byte aligned rows (R and C multiples
-/// of 4) and aligned pointers: other shapes run v5's launcher (and so v4's kernel). One thread
-/// issues everything; one 4 KB box per request is small for the TMA unit.
+/// of 4) and aligned pointers: other shapes run v4's kernel. One thread issues everything; one
+/// 4 KB box per request is small for the TMA unit.
 ///
-/// **Predicted.** On par with v5 (both move the same bytes with full coalescing); the gain,
-/// if any, is fewer instructions and the overlap inside each block.
+/// **Predicted.** On par with v6 (both move the same bytes with full coalescing and enough
+/// bytes in flight); the gain, if any, is fewer instructions and the overlap inside each block.
 ///
-/// **Measured.** See the chapter page's table (the lead decides from it whether TMA beats v5).
-void launch_transpose_v7_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
+/// **Measured.** See the chapter page's table: whether TMA beats the best plain version.
+void launch_transpose_v8_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
   if (R <= 0 || C <= 0) return;
   if (!vector_path(A, B, R, C)) {
-    launch_transpose_v5_float4_swizzle(A, B, R, C, stream);
+    launch_transpose_v4_tile_32x8(A, B, R, C, stream);
     return;
   }
-  if (encode_tiled() == nullptr) throw tut::CudaError("v7_tma: cuTensorMapEncodeTiled is not available (see tma_unavailable())");
+  if (encode_tiled() == nullptr) throw tut::CudaError("v8_tma: cuTensorMapEncodeTiled is not available (see tma_unavailable())");
   const CUtensorMap map_a = make_map(A, R, C);  // A: R rows of C
   const CUtensorMap map_b = make_map(B, C, R);  // B: C rows of R
   const std::int64_t tiles_r = ceil_div(R, kTile), tiles_c = ceil_div(C, kTile);
-  const std::int64_t wave = tut::full_wave_blocks(transpose_v7_tma, kV7Threads);
+  const std::int64_t wave = tut::full_wave_blocks(transpose_v8_tma, kV8Threads);
   const unsigned blocks = static_cast<unsigned>(tiles_r * tiles_c < wave ? tiles_r * tiles_c : wave);
-  transpose_v7_tma<<<blocks, kV7Threads, 0, stream>>>(map_a, map_b, tiles_r, tiles_c);
+  transpose_v8_tma<<<blocks, kV8Threads, 0, stream>>>(map_a, map_b, tiles_r, tiles_c);
   CUDA_CHECK_LAUNCH();
 }
 
