@@ -24,7 +24,7 @@ TEST_CASE("the exercise handles rows and x that are not 16-byte aligned", "[gemv
 
 TEST_CASE("the exercise is right for fresh inputs, not one fixed data set", "[gemv][exercise]") {
   for (std::uint64_t s = 1; s <= 3; ++s) {
-    for (const auto& [M, K] : std::vector<testing::Shape>{{37, 1000}, {1000, 37}, {8, 5000}}) {
+    for (const auto& [M, K] : testing::sanitizer_sized({{37, 1000}, {1000, 37}, {8, 5000}})) {
       testing::require_correct(exercise_gemv_warp_float4, Op::Ax, M, K, {}, tut::testing::seed() * 7 + s);
     }
   }

@@ -27,8 +27,8 @@ TEST_CASE("every version is correct at misaligned starts of A, x and y", "[gemv]
   // A offset by 1..3 floats: rows start mid-line even when K % 4 == 0 (the float4 versions peel
   // a head per row, or fall back to scalars); x offset differently from A: x is read by scalars.
   const std::vector<Offsets> offsets = {{1, 0, 0}, {1, 1, 1}, {2, 3, 1}, {3, 2, 0}, {0, 1, 3}, {0, 0, 1}, {2, 2, 2}};
-  const std::vector<gemv::testing::Shape> shapes = {{1, 1}, {2, 7}, {33, 33}, {5, 128}, {100, 32},
-                                                    {64, 100}, {9, 4097}, {40, 4096}};
+  const std::vector<gemv::testing::Shape> shapes = gemv::testing::sanitizer_sized(
+      {{1, 1}, {2, 7}, {33, 33}, {5, 128}, {100, 32}, {64, 100}, {9, 4097}, {40, 4096}});
   for (const auto& v : versions()) {
     DYNAMIC_SECTION(v.info.name) {
       for (const auto& [M, K] : shapes) {
@@ -42,7 +42,7 @@ TEST_CASE("fresh inputs: the result does not depend on one data set", "[gemv][se
   for (const auto& v : versions()) {
     DYNAMIC_SECTION(v.info.name) {
       for (std::uint64_t s = 1; s <= 3; ++s) {
-        for (const auto& [M, K] : std::vector<gemv::testing::Shape>{{37, 1000}, {333, 64}, {8, 5000}}) {
+        for (const auto& [M, K] : gemv::testing::sanitizer_sized({{37, 1000}, {333, 64}, {8, 5000}})) {
           require_correct(v.launch, v.op, M, K, {}, tut::testing::seed() * 31 + s);
         }
       }

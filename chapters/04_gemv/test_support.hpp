@@ -20,6 +20,16 @@ namespace gemv::testing {
 /// An M x K shape.
 using Shape = std::pair<std::int64_t, std::int64_t>;
 
+/// `list`, without the shapes of more than 70000 elements when $TUTORIAL_SANITIZE=1 (the
+/// sanitizers are slow).
+inline std::vector<Shape> sanitizer_sized(const std::vector<Shape>& list) {
+  if (!tut::testing::sanitizing()) return list;
+  std::vector<Shape> small;
+  for (const auto& s : list)
+    if (s.first * s.second <= 70000) small.push_back(s);
+  return small;
+}
+
 /// The shapes every version is tested on: 1, primes, 31/32/33, K % 4 != 0 (rows not 16-byte
 /// aligned), K = 33 and K = 100000, M = 1, short rows (K <= 128: v5's range), long rows
 /// (K >= 4096: v6's range, with M small enough that K is split). $TUTORIAL_EXTRA_SIZES adds
@@ -48,13 +58,7 @@ inline std::vector<Shape> shapes() {
       list.push_back({n, 3});
     }
   }
-  if (tut::testing::sanitizing()) {
-    std::vector<Shape> small;
-    for (const auto& s : list)
-      if (s.first * s.second <= 70000) small.push_back(s);
-    return small;
-  }
-  return list;
+  return sanitizer_sized(list);
 }
 
 /// Start offsets (floats past a 16-byte boundary) of A, x and y.
