@@ -66,7 +66,7 @@ bool Session::measure(const Candidate& c, const std::string& chapter) {
     return true;
   }
 
-  NvtxRange range(chapter + "/" + c.info.name);
+  NvtxRange range(c.info.name);  // nested in the chapter's range: "<chapter>/<version>" for ncu
   const auto report_failure = [&](const ErrorStats& stats, const char* when) {
     std::cerr << chapter << ": " << c.info.name << " is WRONG on " << current().label << " (" << when << ")\n  "
               << stats.describe(c.tolerance, c.where) << "\n";
@@ -210,6 +210,7 @@ int chapter_main(Chapter& chapter, int argc, const char* const* argv) {
     }
 
     Session session(options, device, selected);
+    NvtxRange chapter_range(name);  // each version's range nests inside this one
     for (const auto& p : problems) {
       const std::size_t before = session.problems().size();
       chapter.run(p, session);

@@ -1,9 +1,10 @@
 /// @file
 /// @brief NvtxRange: a named range in Nsight Systems / Nsight Compute timelines.
 ///
-/// The chapter runner opens one range per version ("elementwise/add/v3_float4"), so
-/// `nsys profile` shows each version's checks and timed repetitions as one labelled block and
-/// `ncu --nvtx --nvtx-include "elementwise/add/v3_float4/"` profiles only that version.
+/// The chapter runner opens a range named after the chapter ("elementwise") and, nested inside
+/// it, one range per version ("v3_float4"). `nsys profile` shows each version's checks and timed
+/// repetitions as one labelled block, and `ncu --nvtx --nvtx-include "elementwise/v3_float4/"`
+/// (ncu's syntax for a push/pop range nested in another) profiles only that version.
 #pragma once
 
 #include <nvtx3/nvToolsExt.h>
