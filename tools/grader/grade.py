@@ -23,8 +23,10 @@ from gradelib import grading, process, repo as repo_mod  # noqa: E402
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description="Grade students' exercise folders (see docs/guides/grading.md).")
-    p.add_argument("submissions", nargs="+", type=pathlib.Path,
+    p.add_argument("submissions", nargs="*", type=pathlib.Path,
                    help="one folder per student: a copy of exercises/ (all chapters or only some)")
+    p.add_argument("--list", action="store_true",
+                   help="list the gradable chapters, their exercise files and test cases, then exit")
     p.add_argument("--config", type=pathlib.Path,
                    help="the private grading configuration (.toml or .json; keep it outside the repository)")
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("build-grading"),
@@ -83,6 +85,15 @@ def main(argv=None) -> int:
         return 2
     for note in notes:
         grader.say(f"note: {note}")
+    if args.list:
+        for ch in grader.chapters:
+            print(f"{ch.name}: exercises/{ch.exercise_path} (targets {ch.test_target}, {ch.exe_target})")
+            for name in ch.test_names or [grading.WHOLE_EXECUTABLE]:
+                print(f"  case: {name}")
+        return 0
+    if not args.submissions:
+        print("grade.py: error: no submission folder given", file=sys.stderr)
+        return 2
     if not grader.cfg.hidden_enabled:
         grader.say("WARNING: no secret seed ([hidden] seed in --config): only the public cases run")
     missing = [str(s) for s in args.submissions if not s.is_dir()]

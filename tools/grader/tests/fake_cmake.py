@@ -17,6 +17,9 @@ markers in the file say:
   CRASH           the test executable dies of SIGSEGV
   SPEED_WRONG     the chapter executable finds the exercise wrong on its default problem
   SPEED=<x>       the exercise runs x times as fast as the solution (default 1)
+  NO_MATCH        the test executable knows no test case of the requested name
+  OOB             under TUTORIAL_SANITIZE=1 the test executable prints OOB_WRITE, which the fake
+                  sanitizer (this script called with --tool ...) reports as a memcheck error
 
 Every run of a generated executable appends one JSON line (argv, TUTORIAL_* variables) to $FAKE_LOG
 when that is set, so tests can check what the grader passed.
@@ -62,6 +65,10 @@ def unescape(s):
             r.append(s[i]); i += 1
     return "".join(r)
 selected = [n for n in NAMES if not spec or n.lower() == unescape(spec[0]).lower()]
+if "NO_MATCH" in MARKERS:
+    selected = []
+if "OOB" in MARKERS and os.environ.get("TUTORIAL_SANITIZE") == "1":
+    print("OOB_WRITE at out[4097]")
 if "HANG_CASE1" in MARKERS and NAMES and NAMES[0] in selected:
     print("running the first case...", flush=True)
     while True:
@@ -188,7 +195,27 @@ def build(argv):
     return status
 
 
+def sanitizer(argv):
+    """`fake_cmake.py --tool T --error-exitcode N [...] EXE ARGS`: runs EXE; reports an error if it printed OOB_WRITE."""
+    import subprocess
+    i = 0
+    while i < len(argv) and argv[i].startswith("--"):
+        i += 2 if argv[i] in ("--tool", "--error-exitcode", "--leak-check") else 1
+    code = int(argv[argv.index("--error-exitcode") + 1])
+    r = subprocess.run(argv[i:], capture_output=True, text=True)
+    print("========= COMPUTE-SANITIZER (fake)")
+    print(r.stdout, end="")
+    if "OOB_WRITE" in r.stdout:
+        print("========= Invalid __global__ write of size 4 bytes\n=========     at add_kernel+0x70\n"
+              "========= ERROR SUMMARY: 1 error")
+        return code
+    print("========= ERROR SUMMARY: 0 errors")
+    return r.returncode
+
+
 def main(argv):
+    if argv and argv[0] == "--tool":
+        return sanitizer(argv)
     if "--build" in argv:
         return build(argv)
     return configure(argv)

@@ -26,6 +26,15 @@ class DefaultsTest(unittest.TestCase):
         self.assertEqual(cfg.chapter("elementwise").test_timeout, 120)
         self.assertNotIn(str(cfg.seed), cfg.describe())  # the secret never appears in reports
 
+    def test_configuration_shown_in_the_grading_guide_is_valid(self):
+        import re
+        import tomllib
+        page = (support.REPO / "docs/guides/grading.md").read_text()
+        blocks = [b for b in re.findall(r"```\n(.*?)```", page, re.S) if "[hidden]" in b]
+        self.assertEqual(len(blocks), 1)
+        cfg = config.from_dict(tomllib.loads(blocks[0]), "grading.md", ["elementwise"])
+        self.assertTrue(cfg.hidden_enabled)
+
     def test_corpus_config_is_valid(self):
         cfg = config.load(support.GRADER / "corpus" / "corpus.toml")
         self.assertIsNone(cfg.seed)  # drawn at random by check_corpus.py

@@ -36,11 +36,14 @@ class PipelineTest(unittest.TestCase):
             "slowwrong": {"01_alpha/alpha.cu": "SPEED_WRONG\n"},
             "linkerr": {"01_alpha/alpha.cu": "EXE_LINK_ERROR\n"},
             "copier": {"01_alpha/alpha.cu": '#include "solutions/01_alpha/alpha.cu"\n'},
+            "renamed": {"01_alpha/alpha.cu": "NO_MATCH\n"},
+            "oob": {"01_alpha/alpha.cu": "OOB\n"},
         }
         paths = [support.make_submission(cls.root, name, files) for name, files in subs.items()]
         cfg = config.from_dict({"hidden": {"seed": SEED, "extra_sizes": [77]},
-                                "timeouts": {"test": 2},
+                                "timeouts": {"test": 2, "sanitize": 3},
                                 "build": {"cmake": support.FAKE_CMAKE, "jobs": 3},
+                                "sanitize": {"enabled": True, "command": support.FAKE_CMAKE},
                                 "chapters": {"beta": {"extra_sizes": [99], "env": {"FAKE_EXTRA": "yes"}}}},
                                "test", [c.name for c in cls.chapters])
         cls.out = cls.root / "out"
@@ -65,7 +68,7 @@ class PipelineTest(unittest.TestCase):
         self.assertEqual([c.label for c in alpha.cases], [
             "public: alpha matches the reference, at every size", "public: alpha is right for fresh inputs",
             "hidden: alpha matches the reference, at every size", "hidden: alpha is right for fresh inputs",
-            "speed: default problem, checked before and after timing"])
+            "speed: default problem, checked before and after timing", "sanitize: compute-sanitizer --tool memcheck"])
         self.assertAlmostEqual(alpha.speed.ratio, 2.0)
         self.assertEqual(beta.speed.ratio, 1.0)
 
@@ -85,7 +88,8 @@ class PipelineTest(unittest.TestCase):
 
     def test_a_hang_costs_one_case(self):
         alpha = self.chapter("hangs", "alpha")
-        self.assertEqual([c.status for c in alpha.cases], ["timeout", "passed", "timeout", "passed", "not_run"])
+        self.assertEqual([c.status for c in alpha.cases], ["timeout", "passed", "timeout", "passed", "not_run",
+                                                           "not_run"])
         self.assertEqual(alpha.status, "failed")
         self.assertIn("did not finish in 2 s", alpha.first_failure().summary)
         self.assertLess(self.seconds, 60)
@@ -116,7 +120,7 @@ class PipelineTest(unittest.TestCase):
     def test_speed_run_checks_correctness_too(self):
         alpha = self.chapter("slowwrong", "alpha")
         self.assertEqual(alpha.status, "failed")
-        speed = alpha.cases[-1]
+        speed = alpha.cases[-2]
         self.assertEqual((speed.set, speed.status), ("speed", "failed"))
         self.assertIn("WRONG on add n=1000", speed.summary)
         self.assertIn("[999] got 0, expected 3.5", speed.summary)
@@ -125,8 +129,26 @@ class PipelineTest(unittest.TestCase):
     def test_executable_link_error_is_reported(self):
         alpha = self.chapter("linkerr", "alpha")
         self.assertEqual(alpha.build.status, "partial")
-        self.assertEqual(alpha.cases[-1].status, "error")
+        self.assertEqual(alpha.cases[-2].status, "error")
         self.assertEqual(alpha.status, "error")
+
+    def test_a_case_that_does_not_exist_is_a_grader_error(self):
+        alpha = self.chapter("renamed", "alpha")
+        self.assertEqual(alpha.cases[0].status, "error")
+        self.assertIn("no test case called", alpha.cases[0].summary)
+        self.assertEqual(alpha.status, "error")
+
+    def test_sanitizer(self):
+        good, oob = self.chapter("good", "alpha"), self.chapter("oob", "alpha")
+        self.assertEqual((good.cases[-1].set, good.cases[-1].status), ("sanitize", "passed"))
+        self.assertEqual(oob.status, "failed")
+        self.assertEqual([c.status for c in oob.cases if c.set != "sanitize"], ["passed"] * 5)
+        san = oob.cases[-1]
+        self.assertEqual((san.name, san.status), ("compute-sanitizer --tool memcheck", "failed"))
+        self.assertIn("Invalid __global__ write of size 4 bytes", san.summary)
+        self.assertIn("ERROR SUMMARY: 1 error", san.summary)
+        runs = [c for c in self.calls if c.get("sanitize") == "1"]
+        self.assertTrue(runs and all(c["seed"] is None for c in runs))  # public seed, small sizes
 
     def test_including_the_solution_is_rejected_unbuilt(self):
         alpha = self.chapter("copier", "alpha")
@@ -162,7 +184,7 @@ class PipelineTest(unittest.TestCase):
             if path.is_file():
                 self.assertNotIn(str(SEED), path.read_text(), path)
         summary = (self.out / "summary.md").read_text()
-        self.assertIn("| good | PASS 5/5, 2.00x | PASS 3/3, 1.00x | 2/2 |", summary)
+        self.assertIn("| good | PASS 6/6, 2.00x | PASS 4/4, 1.00x | 2/2 |", summary)
 
 
 class SetupTest(unittest.TestCase):
@@ -177,6 +199,27 @@ class SetupTest(unittest.TestCase):
             with self.assertRaises(grading.SetupError) as ctx:
                 grader.grade([sub])
             self.assertIn("fake configure failure", str(ctx.exception))
+
+    def test_a_grader_bug_costs_one_student_not_the_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = pathlib.Path(d)
+            fake = support.make_fake_repo(root)
+            chapters, _ = repo.discover(fake)
+            cfg = config.from_dict({"build": {"cmake": support.FAKE_CMAKE, "jobs": 1}})
+            grader = grading.Grader(fake, chapters, cfg, root / "out", say=lambda s: None)
+            subs = [support.make_submission(root, n, {"01_alpha/alpha.cu": "ok\n"}) for n in ("first", "second")]
+            real = grader.run_chapter
+
+            def flaky(name, *args):
+                if name == "first":
+                    raise RuntimeError("boom")
+                return real(name, *args)
+            grader.run_chapter = flaky
+            results = {st.name: st for st in grader.grade(subs)}
+            self.assertEqual(results["first"].chapters[0].status, "error")
+            self.assertIn("boom", results["first"].chapters[0].detail)
+            self.assertEqual(results["second"].chapters[0].status, "passed")
+            self.assertTrue((root / "out/students/first/report.md").is_file())
 
     def test_command_line(self):
         import grade
@@ -193,6 +236,11 @@ class SetupTest(unittest.TestCase):
             self.assertEqual(rc, 0, err.getvalue())
             self.assertIn("| solo | not graded | PASS 3/3, 1.00x | 1/1 |", out.getvalue())
             self.assertIn("missing is not a folder", out.getvalue())
+            listing = io.StringIO()
+            with redirect_stdout(listing), redirect_stderr(err):
+                self.assertEqual(grade.main(["--repo", str(fake), "--list"]), 0)
+            self.assertIn("alpha: exercises/01_alpha/alpha.cu", listing.getvalue())
+            self.assertIn("  case: beta [works]", listing.getvalue())
             cfg.write_text("[hidden]\nseed = 'x'\n")
             with redirect_stdout(io.StringIO()), redirect_stderr(err):
                 rc = grade.main(["--repo", str(fake), "--config", str(cfg), str(sub)])
