@@ -22,7 +22,7 @@ std::size_t cub_temp_bytes(std::int64_t n) {
   return sum_bytes > max_bytes ? sum_bytes : max_bytes;
 }
 
-/// @brief cub::DeviceReduce::Sum or ::Max: NVIDIA's tuned reduction, the baseline of the tables.
+/// @brief cub::DeviceReduce::Sum or cub::DeviceReduce::Max: NVIDIA's tuned reduction, the baseline of the tables.
 ///
 /// Two kernels (a grid of per-tile partials, then one block), with the temporary storage
 /// allocated once in the Workspace, outside the timed runs. CUB's Max starts from

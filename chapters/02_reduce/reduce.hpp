@@ -126,13 +126,14 @@ void launch_reduce_v7_one_pass(Operation op, const float* x, const float* y, flo
 
 /// @name Library baselines (baselines.cu)
 /// @{
+
 /// cub::DeviceReduce::Sum / Max (sum and max only), temporary storage from the Workspace.
 void launch_reduce_cub(Operation op, const float* x, const float* y, float* out, std::int64_t n, Workspace& ws,
                        cudaStream_t stream);
 /// cublasSdot_64 with the result written to device memory (dot only).
 void launch_reduce_cublas(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                           Workspace& ws, cudaStream_t stream);
-/// Bytes of CUB temporary storage that cub::DeviceReduce::Sum and ::Max need for n elements.
+/// Bytes of CUB temporary storage that cub::DeviceReduce::Sum and cub::DeviceReduce::Max need for n elements.
 std::size_t cub_temp_bytes(std::int64_t n);
 /// @}
 

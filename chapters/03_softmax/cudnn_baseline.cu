@@ -1,0 +1,99 @@
+/// @file
+/// @brief The library baseline: cuDNN's softmax forward, where the build found cuDNN.
+///
+/// Compiled everywhere; the cuDNN calls only where CMake found cudnn.h and libcudnn (it then
+/// defines TUT_HAVE_CUDNN). Without cuDNN the row is reported as skipped, "cuDNN not found".
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/check.hpp"
+#include "softmax.hpp"
+
+#if defined(TUT_HAVE_CUDNN)
+#include <cudnn.h>
+#endif
+
+namespace softmax {
+
+#if defined(TUT_HAVE_CUDNN)
+
+namespace {
+
+/// Throws CudaError naming the call and cuDNN's message when status is not success.
+void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUDNN_STATUS_SUCCESS) {
+    throw tut::CudaError(tut::format_call_error(file, line, call, std::string("cuDNN: ") + cudnnGetErrorString(status)));
+  }
+}
+#define CUDNN_CHECK(call) check_cudnn((call), #call, __FILE__, __LINE__)
+
+/// The cuDNN handle and the tensor descriptor of the last shape, created on first use and
+/// kept for the life of the process (creating a handle takes tens of milliseconds; it is
+/// deliberately never destroyed, so no cuDNN call runs after the CUDA runtime shuts down).
+struct CudnnState {
+  cudnnHandle_t handle = nullptr;
+  cudnnTensorDescriptor_t desc = nullptr;
+  std::int64_t rows = -1, cols = -1;
+};
+
+CudnnState& state() {
+  static CudnnState s;
+  if (s.handle == nullptr) {
+    CUDNN_CHECK(cudnnCreate(&s.handle));
+    CUDNN_CHECK(cudnnCreateTensorDescriptor(&s.desc));
+  }
+  return s;
+}
+
+}  // namespace
+
+bool cudnn_available() { return true; }
+
+std::string cudnn_unsupported(std::int64_t rows, std::int64_t cols) {
+  if (rows > INT_MAX || cols > INT_MAX || rows * cols > INT_MAX) {
+    return "cuDNN's tensors here hold at most 2^31 - 1 elements (R x C = " + std::to_string(rows * cols) + ")";
+  }
+  return "";
+}
+
+/// @brief cudnnSoftmaxForward(CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE) on an NCHW
+/// tensor of N = R, C = C, H = W = 1: one softmax per "instance" (row) over its C x H x W = C values.
+///
+/// ACCURATE subtracts the max (FAST does not, and overflows for large inputs). cuDNN promises
+/// nothing for a row of only -inf, so the tests leave that row to our versions.
+void launch_softmax_cudnn(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  if (empty_or_invalid(rows, cols)) return;
+  const std::string why = cudnn_unsupported(rows, cols);
+  if (!why.empty()) throw std::invalid_argument("softmax cudnn: " + why);
+  CudnnState& s = state();
+  if (s.rows != rows || s.cols != cols) {
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(s.desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(rows),
+                                           static_cast<int>(cols), 1, 1));
+    s.rows = rows;
+    s.cols = cols;
+  }
+  CUDNN_CHECK(cudnnSetStream(s.handle, stream));
+  const float alpha = 1.0f, beta = 0.0f;  // y = 1 * softmax(x) + 0 * y
+  CUDNN_CHECK(cudnnSoftmaxForward(s.handle, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &alpha, s.desc, x,
+                                  &beta, s.desc, y));
+}
+
+#else  // no cuDNN in this build
+
+bool cudnn_available() { return false; }
+
+std::string cudnn_unsupported(std::int64_t /*rows*/, std::int64_t /*cols*/) {
+  return "cuDNN not found (looked in the CUDA Toolkit and in the nvidia-cudnn Python package at configure time)";
+}
+
+void launch_softmax_cudnn(const float* /*x*/, float* /*y*/, std::int64_t rows, std::int64_t cols,
+                          cudaStream_t /*stream*/) {
+  if (empty_or_invalid(rows, cols)) return;
+  throw std::invalid_argument("softmax cudnn: " + cudnn_unsupported(rows, cols));
+}
+
+#endif
+
+}  // namespace softmax

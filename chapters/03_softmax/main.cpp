@@ -1,0 +1,155 @@
+// Chapter 03 executable: runs every softmax version plus cuDNN on the five shapes of the
+// default table (or one shape, or the sweep), checks each against the CPU reference, times it,
+// prints the tables.
+//
+//   softmax                                  # 4096x4096, 16384x1024, 65536x128, 1024x32768, 8192x8192
+//   softmax --rows 1000 --cols 1001          # one shape
+//   softmax --rows 4096 --cols 4096 --offset 1   # misaligned rows: v6 falls back to scalar kernels
+//   softmax --version v6_float4 --version cudnn
+//   softmax --sweep --json sweep.json
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/harness.hpp"
+#include "common/random.hpp"
+#include "exercise.hpp"
+#include "softmax.hpp"
+
+namespace softmax {
+
+namespace {
+
+/// The exercise and its solution, as rows of every table.
+struct ExtraRow {
+  tut::VersionInfo info;
+  Launch launch;
+};
+
+const std::vector<ExtraRow>& exercise_rows() {
+  static const std::vector<ExtraRow> rows = {
+      {{"exercise", "your online softmax, one warp per row (exercises/03_softmax/softmax_warp_online.cu)", 75,
+        tut::Kind::exercise},
+       exercise_softmax_warp_online},
+      {{"solution", "the reference solution of the online-softmax exercise", 75, tut::Kind::solution},
+       solution_softmax_warp_online},
+  };
+  return rows;
+}
+
+/// Inputs are uniform in [-kRange, kRange).
+constexpr float kRange = 8.0f;
+
+/// Chapter 03 for tut::chapter_main().
+class SoftmaxChapter final : public tut::Chapter {
+ public:
+  std::string name() const override { return "softmax"; }
+  std::string description() const override {
+    return "Chapter 03: row-wise softmax from one thread per row to one read and one write per element, against "
+           "cuDNN.";
+  }
+
+  void add_options(tut::Cli& cli) override {
+    cli.add_int("--rows", "R", "rows of one problem (with --cols; default: the five shapes of the table)", &rows_, 1,
+                std::int64_t{1} << 34);
+    cli.add_int("--cols", "C", "columns of one problem (with --rows)", &cols_, 1, std::int64_t{1} << 34);
+    cli.add_int("--offset", "K", "start x and y K floats past a 16-byte boundary (0..3)", &offset_, 0, 3);
+  }
+
+  std::vector<tut::VersionInfo> versions() const override {
+    std::vector<tut::VersionInfo> all;
+    for (const auto& v : softmax::versions()) all.push_back(v.info);
+    for (const auto& r : exercise_rows()) all.push_back(r.info);
+    return all;
+  }
+
+  std::vector<tut::Problem> problems(bool sweep) const override {
+    if ((rows_ > 0) != (cols_ > 0)) throw tut::UsageError("--rows and --cols go together: give both, or neither");
+    std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+        {4096, 4096}, {16384, 1024}, {65536, 128}, {1024, 32768}, {8192, 8192}};
+    if (rows_ > 0) shapes = {{rows_, cols_}};
+    if (sweep) {  // 2^24 elements per problem, C from 32 to 65536, plus odd C
+      shapes.clear();
+      for (int k = 5; k <= 16; ++k) {
+        const std::int64_t c = std::int64_t{1} << k;
+        shapes.push_back({(std::int64_t{1} << 24) / c, c});
+        if (k % 2 == 1) shapes.push_back({(std::int64_t{1} << 24) / c, c + 1});
+      }
+    }
+    std::vector<tut::Problem> list;
+    for (const auto& [r, c] : shapes) {
+      if (r > (std::int64_t{1} << 40) / c) throw tut::UsageError("--rows x --cols is too large");
+      tut::Problem p;
+      p.label = std::to_string(r) + "x" + std::to_string(c) + (offset_ ? " offset=" + std::to_string(offset_) : "");
+      p.shape = {{"rows", r}, {"cols", c}, {"offset", offset_}};
+      const double elems = static_cast<double>(r) * static_cast<double>(c) + static_cast<double>(offset_);
+      p.device_bytes = 2.0 * 4.0 * elems;         // x and y
+      p.host_bytes = (4.0 + 4.0 + 8.0) * elems;   // x, a downloaded y, the double reference
+      list.push_back(p);
+    }
+    return list;
+  }
+
+  void run(const tut::Problem& problem, tut::Session& session) override {
+    const std::int64_t rows = problem.dim("rows"), cols = problem.dim("cols"), off = problem.dim("offset");
+    bool selected = session.wants("exercise") || session.wants("solution");
+    for (const auto& v : softmax::versions()) selected = selected || session.wants(v.info.name);
+    if (!selected) return;
+
+    const std::size_t n = static_cast<std::size_t>(rows * cols);
+    const std::size_t total = n + static_cast<std::size_t>(off);
+    tut::DeviceBuffer<float> x(total), y(total);
+    tut::fill_random_device(x.data(), total, tut::derive_seed(session.seed(), 0), -kRange, kRange);
+    const std::vector<float> hx = x.to_host();
+    std::vector<double> ref(n);
+    reference_softmax(hx.data() + off, ref.data(), rows, cols);
+    const tut::Tolerance tol = tolerance(cols);
+
+    session.begin_problem(problem, tut::Metric::gbps, session.device().copy_gbps,
+                          "device-to-device cudaMemcpy, measured at start-up (softmax reads x and writes y once)");
+    tut::ProblemResult& result = session.current();
+    result.baseline = "v0_thread_per_row";
+    result.library = "cudnn";
+
+    const auto measure = [&](const tut::VersionInfo& info, Launch launch, std::string skip) {
+      tut::Candidate c;
+      c.info = info;
+      c.bytes = 2.0 * 4.0 * static_cast<double>(n);  // x read once, y written once
+      c.tolerance = tol;
+      c.skip_reason = std::move(skip);
+      c.where = [cols](std::size_t i) {
+        return "row " + std::to_string(static_cast<std::int64_t>(i) / cols) + ", col " +
+               std::to_string(static_cast<std::int64_t>(i) % cols);
+      };
+      c.run = [&, launch](cudaStream_t s) { launch(x.data() + off, y.data() + off, rows, cols, s); };
+      c.poison = [&](cudaStream_t s) { y.poison(s); };
+      c.check = [&]() {
+        const std::vector<float> got = y.to_host();
+        return tut::parallel_check(n, [&](std::size_t begin, std::size_t end, tut::ErrorStats& stats) {
+          for (std::size_t i = begin; i < end; ++i) stats.add(i, got[i + static_cast<std::size_t>(off)], ref[i], tol);
+        });
+      };
+      session.measure(c, name());
+    };
+
+    for (const auto& v : softmax::versions()) measure(v.info, v.launch, v.unsupported(rows, cols));
+    for (const auto& r : exercise_rows()) measure(r.info, r.launch, "");
+  }
+
+ private:
+  std::int64_t rows_ = 0;  // 0: the default table
+  std::int64_t cols_ = 0;
+  std::int64_t offset_ = 0;
+};
+
+}  // namespace
+
+}  // namespace softmax
+
+int main(int argc, char** argv) {
+  softmax::SoftmaxChapter chapter;
+  return tut::chapter_main(chapter, argc, argv);
+}

@@ -1,0 +1,63 @@
+// CPU side of chapter 03: the double-precision reference and the tolerance.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "softmax.hpp"
+
+namespace softmax {
+
+void reference_row(const float* x, double* y, std::int64_t cols) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (std::int64_t c = 0; c < cols; ++c) m = std::max(m, static_cast<double>(x[c]));
+  if (m == -std::numeric_limits<double>::infinity()) {  // all -inf: defined as all zeros
+    std::fill(y, y + cols, 0.0);
+    return;
+  }
+  double d = 0.0;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    y[c] = std::exp(static_cast<double>(x[c]) - m);  // exact difference in double; exp(-inf) = 0
+    d += y[c];
+  }
+  for (std::int64_t c = 0; c < cols; ++c) y[c] /= d;
+}
+
+void reference_softmax(const float* x, double* y, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::int64_t workers = rows * cols < (1 << 18) ? 1 : std::min<std::int64_t>({hw, 32, rows});
+  const std::int64_t per = (rows + workers - 1) / workers;
+  std::vector<std::thread> threads;
+  for (std::int64_t w = 0; w < workers; ++w) {
+    threads.emplace_back([=] {
+      for (std::int64_t r = w * per; r < std::min(rows, (w + 1) * per); ++r) reference_row(x + r * cols, y + r * cols, cols);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+tut::Tolerance tolerance(std::int64_t cols) {
+  // Relative error of one output y = exp(x - m) * (1/d), in units of u = 2^-24:
+  //   x - m rounded:  |x - m| u <= 104 u for every output above the subnormal range
+  //                   (exp(-104) < 2^-149 underflows to 0; atol covers subnormals)
+  //   expf:           2 ulp = 4 u
+  //   d:              each term carries the two errors above (108 u), plus the rounding of the
+  //                   additions: lambda sqrt(C) u with lambda = 4 for any order (a probabilistic
+  //                   bound, Higham & Mary 2019; a serial per-thread sum is the worst order)
+  //   1/d and the product: 2 u
+  //   total:          (104 + 4) + (108 + 4 sqrt(C)) + 2 <= (220 + 4 sqrt(C)) u
+  const double u = 1.0 / 16777216.0;
+  const double rel = (220.0 + 4.0 * std::sqrt(static_cast<double>(cols))) * u;
+  tut::Tolerance tol;
+  tol.rtol = rel;
+  tol.max_rel_norm = rel;
+  tol.atol = 1e-37;  // subnormal outputs (below 1.2e-38) keep fewer significant bits
+  tol.why = "relative (220 + 4 sqrt(C)) * 2^-24 = " + std::to_string(rel) +
+            ": exponent rounding (|x - max| <= 104 for any output above underflow), expf's 2 ulp, the sum's "
+            "rounding (4 sqrt(C) u, any order), the division";
+  return tol;
+}
+
+}  // namespace softmax

@@ -1,0 +1,109 @@
+/// @file
+/// @brief Chapter 03 (softmax): declarations shared by the versions, the executable and the tests.
+///
+/// Row-wise softmax of an R x C fp32 matrix, row-major: y[r][c] = exp(x[r][c] - m_r) / d_r with
+/// m_r the row's max and d_r = sum_c exp(x[r][c] - m_r). Entries of -inf contribute 0; a row of
+/// only -inf entries gives all zeros (see online_softmax.cuh). The registry, versions(), is the
+/// only list of versions: the executable, --list, the tests and the JSON all iterate it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/report.hpp"
+
+/// Chapter 03: row-wise softmax, from one thread per row to one read and one write per element.
+namespace softmax {
+
+/// One run of a version: y = softmax(x) row by row, `rows` x `cols`, row-major, enqueued on
+/// `stream`. rows = 0 or cols = 0 is an empty matrix (nothing to do); a negative size, or a
+/// shape the version cannot run (see Version::unsupported), throws std::invalid_argument
+/// before anything is launched.
+using Launch = void (*)(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+
+/// A registered version: everything the executable and the tests need to run and check it.
+struct Version {
+  tut::VersionInfo info;  ///< name, one-line idea, minimum GPU, kind
+  Launch launch;          ///< runs it
+  /// "" if the version can run an R x C problem on the current GPU; otherwise why not (the
+  /// table's skip reason, and what the launcher's exception says).
+  std::string (*unsupported)(std::int64_t rows, std::int64_t cols);
+  bool defines_all_neg_inf_rows;  ///< gives zeros for a row of only -inf (ours: yes; cuDNN: no promise)
+};
+
+/// The registry: every version of the chapter, in table order (ladder, then the library).
+const std::vector<Version>& versions();
+
+/// The tolerance of every version on rows of `cols` columns, and why (see the chapter page,
+/// "Accuracy"): relative error (220 + 4 sqrt(cols)) * 2^-24 per element and in norm.
+tut::Tolerance tolerance(std::int64_t cols);
+
+/// @name The ladder (one file each: v0_thread_per_row.cu ... v6_float4.cu)
+/// @{
+void launch_softmax_v0_thread_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                                      cudaStream_t stream);
+void launch_softmax_v1_block_tree(const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                                  cudaStream_t stream);
+void launch_softmax_v2_block_shuffle(const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                                     cudaStream_t stream);
+void launch_softmax_v3_online(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+void launch_softmax_v4_warp_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                                      cudaStream_t stream);
+void launch_softmax_v5_block_shared(const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                                    cudaStream_t stream);
+void launch_softmax_v6_float4(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+/// @}
+
+/// @name Shapes the limited versions accept
+/// @{
+
+/// Most columns v4 holds in registers: 32 lanes x 32 values.
+constexpr std::int64_t kWarpRowMaxCols = 1024;
+/// v4: "" if cols <= kWarpRowMaxCols, else why not.
+std::string v4_unsupported(std::int64_t rows, std::int64_t cols);
+/// v5: "" if a row of `cols` floats fits in this GPU's shared memory per block, else why not.
+std::string v5_unsupported(std::int64_t rows, std::int64_t cols);
+/// Largest row (in floats) that fits in the current GPU's opt-in shared memory per block,
+/// next to the kernels' own static shared memory.
+std::int64_t max_shared_row_floats();
+/// @}
+
+/// @name The library baseline (cudnn_baseline.cu)
+/// @{
+
+/// cudnnSoftmaxForward (accurate, per instance) over an R x C x 1 x 1 NCHW tensor.
+void launch_softmax_cudnn(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+/// "" if cuDNN was found at configure time and holds the shape, else why not.
+std::string cudnn_unsupported(std::int64_t rows, std::int64_t cols);
+/// True if the build found cuDNN.
+bool cudnn_available();
+/// @}
+
+/// @name Launch helpers (shapes.cpp)
+/// @{
+
+/// Throws std::invalid_argument if rows or cols is negative; returns true if the matrix is
+/// empty (nothing to launch).
+bool empty_or_invalid(std::int64_t rows, std::int64_t cols);
+/// Grid of a block-per-row kernel that loops over rows: min(rows, 2^31 - 1) blocks.
+unsigned row_blocks(std::int64_t rows);
+/// Threads of a block that owns a row of `units` work items (floats or float4s): about
+/// `units / per_thread`, rounded up to a power of two, clamped to [128, 1024].
+int block_threads_for(std::int64_t units, int per_thread);
+/// @}
+
+// ------------------------------------------------------------------------------------------
+// CPU side (reference.cpp).
+
+/// The reference in double precision: y[r*cols + c] for the rows x cols matrix x, on all the
+/// CPU's threads. All -inf rows give zeros.
+void reference_softmax(const float* x, double* y, std::int64_t rows, std::int64_t cols);
+
+/// The reference of one row (cols values) into y.
+void reference_row(const float* x, double* y, std::int64_t cols);
+
+}  // namespace softmax
