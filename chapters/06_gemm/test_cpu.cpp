@@ -1,0 +1,339 @@
+// CPU tests of chapter 06: the reference, the sampling, the tolerances, the rounding helpers, the
+// registry, and what the compiler made of the kernels (no register spills; the PTX contains the
+// instructions each step is about).
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/random.hpp"
+#include "common/testing.hpp"
+#include "gemm.hpp"
+
+using namespace gemm;
+
+namespace {
+
+/// The textbook triple loop in double.
+std::vector<double> naive(const Shape& s, float alpha, const std::vector<float>& a, const std::vector<float>& b,
+                          float beta, const std::vector<float>& c0) {
+  std::vector<double> out(static_cast<std::size_t>(s.m * s.n));
+  for (std::int64_t i = 0; i < s.m; ++i)
+    for (std::int64_t j = 0; j < s.n; ++j) {
+      double acc = 0.0;
+      for (std::int64_t p = 0; p < s.k; ++p) acc += double(a[i * s.k + p]) * double(b[p * s.n + j]);
+      out[i * s.n + j] = alpha * acc + (beta != 0.0f ? double(beta) * c0[i * s.n + j] : 0.0);
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the reference multiplies matrices", "[gemm][reference]") {
+  // [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50]
+  const std::vector<float> a = {1, 2, 3, 4}, b = {5, 6, 7, 8}, c0 = {1, -1, 2, -2};
+  const std::vector<double> plain = reference_gemm({2, 2, 2}, 1.0f, a.data(), b.data(), 0.0f, nullptr);
+  REQUIRE(plain == std::vector<double>{19, 22, 43, 50});
+  const std::vector<double> scaled = reference_gemm({2, 2, 2}, 2.0f, a.data(), b.data(), 0.5f, c0.data());
+  REQUIRE(scaled == std::vector<double>{38.5, 43.5, 87, 99});
+  // Rectangular: (1 x 3) (3 x 2).
+  const std::vector<float> r = {1, 2, 3}, q = {1, 0, 0, 1, 1, 1};
+  REQUIRE(reference_gemm({1, 2, 3}, 1.0f, r.data(), q.data(), 0.0f, nullptr) == std::vector<double>{4, 5});
+}
+
+TEST_CASE("the reference matches the triple loop on ragged shapes", "[gemm][reference]") {
+  for (const Shape& s : {Shape{1, 1, 1}, Shape{13, 17, 29}, Shape{33, 5, 64}, Shape{7, 41, 1}, Shape{9, 3, 0}}) {
+    const auto a = tut::random_floats(static_cast<std::size_t>(s.m * s.k), 1);
+    const auto b = tut::random_floats(static_cast<std::size_t>(s.k * s.n), 2);
+    const auto c0 = tut::random_floats(static_cast<std::size_t>(s.m * s.n), 3);
+    const auto want = naive(s, -1.5f, a, b, 0.25f, c0);
+    const auto got = reference_gemm(s, -1.5f, a.data(), b.data(), 0.25f, c0.data());
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-12));
+    // One element at a time, from a contiguous column of B.
+    std::vector<float> col(static_cast<std::size_t>(s.k));
+    for (std::int64_t j = 0; j < s.n; ++j) {
+      for (std::int64_t p = 0; p < s.k; ++p) col[p] = b[p * s.n + j];
+      for (std::int64_t i = 0; i < s.m; ++i) {
+        REQUIRE(reference_element(s, i, j, -1.5f, a.data(), col.data(), 0.25f, c0.data()) ==
+                Approx(want[i * s.n + j]).margin(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("sampled elements: in range, sorted, corners and edges included, reproducible", "[gemm][reference]") {
+  const Shape s{4095, 4097, 7};
+  const auto idx = sample_indices(s, 42);
+  REQUIRE(idx == sample_indices(s, 42));
+  REQUIRE(idx != sample_indices(s, 43));
+  REQUIRE(std::is_sorted(idx.begin(), idx.end()));
+  REQUIRE(std::adjacent_find(idx.begin(), idx.end()) == idx.end());
+  const std::size_t mn = static_cast<std::size_t>(s.m * s.n), n = static_cast<std::size_t>(s.n);
+  REQUIRE(idx.back() < mn);
+  const std::set<std::size_t> set(idx.begin(), idx.end());
+  for (std::size_t corner : {std::size_t{0}, n - 1, mn - n, mn - 1}) REQUIRE(set.count(corner) == 1);
+  // The last 160 columns of the last row and rows of the last column: every partial edge tile.
+  for (std::size_t j = n - 160; j < n; ++j) REQUIRE(set.count(mn - n + j) == 1);
+  for (std::size_t i = static_cast<std::size_t>(s.m) - 160; i < static_cast<std::size_t>(s.m); ++i)
+    REQUIRE(set.count(i * n + n - 1) == 1);
+  REQUIRE(idx.size() > 4000);
+  // Tiny matrices: every element of the edge rows and columns.
+  REQUIRE(sample_indices({1, 1, 5}, 1).size() == 1);
+}
+
+TEST_CASE("a sampled reference equals the full one where it looks", "[gemm][reference]") {
+  // Sampling is forced (full_macs = 0) on a problem small enough to also compute in full.
+  const Shape s{700, 900, 70};
+  const auto a = tut::random_floats(static_cast<std::size_t>(s.m * s.k), 11);
+  const auto b = tut::random_floats(static_cast<std::size_t>(s.k * s.n), 12);
+  const auto c0 = tut::random_floats(static_cast<std::size_t>(s.m * s.n), 13);
+  const Reference ref = make_reference(s, 0.5f, a.data(), b.data(), -2.0f, c0.data(), 99, 0.0);
+  REQUIRE_FALSE(ref.full);
+  REQUIRE(ref.index == sample_indices(s, 99));
+  REQUIRE(ref.index.size() == ref.value.size());
+  const auto full = reference_gemm(s, 0.5f, a.data(), b.data(), -2.0f, c0.data());
+  for (std::size_t q = 0; q < ref.index.size(); ++q) REQUIRE(ref.value[q] == Approx(full[ref.index[q]]).margin(1e-9));
+  // check_output looks only at the sampled elements: a wrong one there fails, one elsewhere does not.
+  std::vector<float> got(full.begin(), full.end());
+  const tut::Tolerance tol = tolerance(Precision::fp32, s.k, 0.5f, -2.0f);
+  REQUIRE(check_output(ref, got.data(), tol).passed(tol));
+  got[ref.index[ref.index.size() / 2]] += 1.0f;
+  REQUIRE_FALSE(check_output(ref, got.data(), tol).passed(tol));
+}
+
+TEST_CASE("small problems get a full reference; check_output catches NaN and wrong elements", "[gemm][reference]") {
+  const Shape s{33, 17, 9};
+  const auto a = tut::random_floats(static_cast<std::size_t>(s.m * s.k), 1);
+  const auto b = tut::random_floats(static_cast<std::size_t>(s.k * s.n), 2);
+  const Reference ref = make_reference(s, 1.0f, a.data(), b.data(), 0.0f, nullptr, 7);
+  REQUIRE(ref.full);
+  std::vector<float> got(ref.value.begin(), ref.value.end());
+  const tut::Tolerance tol = tolerance(Precision::fp32, s.k, 1.0f, 0.0f);
+  REQUIRE(check_output(ref, got.data(), tol).passed(tol));
+  got[100] = std::nanf("");
+  REQUIRE_FALSE(check_output(ref, got.data(), tol).passed(tol));
+  got[100] = static_cast<float>(ref.value[100]) + 0.01f;  // one product's worth of error
+  REQUIRE_FALSE(check_output(ref, got.data(), tol).passed(tol));
+  std::vector<float> zeros(got.size(), 0.0f);
+  REQUIRE_FALSE(check_output(ref, zeros.data(), tol).passed(tol));
+  REQUIRE(format_index(5 * 17 + 3, 17) == "row 5, col 3");
+}
+
+TEST_CASE("tolerances: positive, K-dependent, tighter for fp32 than for tensor cores", "[gemm][tolerance]") {
+  const auto f_small = tolerance(Precision::fp32, 16, 1.0f, 0.0f);
+  const auto f_large = tolerance(Precision::fp32, 8192, 1.0f, 0.0f);
+  const auto b_large = tolerance(Precision::bf16, 8192, 1.0f, 0.0f);
+  REQUIRE(f_small.atol > 0.0);
+  REQUIRE(f_large.atol > 100.0 * f_small.atol);  // grows like K^1.5
+  REQUIRE(b_large.atol > f_large.atol);
+  REQUIRE(f_large.max_rel_norm <= 1e-5);
+  REQUIRE(b_large.max_rel_norm < 1e-3);  // a BF16 accumulator (error ~3e-3) must fail
+  REQUIRE(tolerance(Precision::fp32, 16, 1.0f, 2.0f).atol > f_small.atol);
+  REQUIRE(tolerance(Precision::fp32, 16, 4.0f, 0.0f).atol > f_small.atol);
+  // Even at K = 8192 a single missed product (|a b| ~ 0.25 on average) is far outside the bound.
+  REQUIRE(f_large.atol < 0.1);
+  REQUIRE_FALSE(f_large.why.empty());
+  REQUIRE_FALSE(b_large.why.empty());
+}
+
+TEST_CASE("TF32 and BF16 rounding", "[gemm][precision]") {
+  REQUIRE(round_to_tf32(1.0f) == 1.0f);
+  REQUIRE(round_to_tf32(1.0f + std::ldexp(1.0f, -10)) == 1.0f + std::ldexp(1.0f, -10));  // representable
+  REQUIRE(round_to_tf32(1.0f + std::ldexp(1.0f, -12)) == 1.0f);                          // below half an ulp
+  REQUIRE(round_to_tf32(1.0f + std::ldexp(1.0f, -11)) == 1.0f + std::ldexp(1.0f, -10));  // tie: away from zero
+  REQUIRE(round_to_tf32(-1.0f - std::ldexp(1.0f, -11)) == -1.0f - std::ldexp(1.0f, -10));
+  REQUIRE(std::isinf(round_to_tf32(INFINITY)));
+  REQUIRE(std::isnan(round_to_tf32(std::nanf(""))));
+  REQUIRE(round_to_bf16(1.0f) == 1.0f);
+  REQUIRE(round_to_bf16(1.0f + std::ldexp(1.0f, -8)) == 1.0f);  // tie: to even
+  REQUIRE(round_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)) == 1.0f + std::ldexp(1.0f, -6));
+  for (float x : tut::random_floats(1000, 5)) {
+    REQUIRE(std::fabs(round_to_tf32(x) - x) <= std::ldexp(std::fabs(x), -11));
+    REQUIRE(std::fabs(round_to_bf16(x) - x) <= std::ldexp(std::fabs(x), -8));
+    REQUIRE(round_to_tf32(round_to_tf32(x)) == round_to_tf32(x));
+  }
+}
+
+TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per precision", "[gemm][registry]") {
+  std::set<std::string> names;
+  std::map<Precision, int> libraries, ours;
+  int ladder = 0;
+  const std::regex ladder_name("v([0-9]+)_[a-z0-9_]+");
+  for (const auto& v : versions()) {
+    INFO(v.info.name);
+    REQUIRE(names.insert(v.info.name).second);
+    REQUIRE_FALSE(v.info.summary.empty());
+    REQUIRE((v.kernel.precision == Precision::bf16 ? v.kernel.bf16 != nullptr : v.kernel.f32 != nullptr));
+    REQUIRE((v.kernel.precision == Precision::bf16 ? v.kernel.f32 == nullptr : v.kernel.bf16 == nullptr));
+    if (v.kernel.precision != Precision::fp32) REQUIRE(v.info.min_cc >= 80);  // tensor cores: sm_80+
+    if (v.info.kind == tut::Kind::library) ++libraries[v.kernel.precision];
+    if (v.info.kind == tut::Kind::ours) ++ours[v.kernel.precision];
+    std::smatch m;
+    if (std::regex_match(v.info.name, m, ladder_name)) {
+      REQUIRE(std::stoi(m[1]) == ladder);  // v0, v1, ... in order, no gaps
+      ++ladder;
+    }
+  }
+  REQUIRE(ladder == 11);
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
+    INFO(precision_name(p));
+    REQUIRE(libraries[p] == 1);
+    REQUIRE(ours[p] >= 1);
+  }
+}
+
+TEST_CASE("the tuning candidates: at most 8, unique, exactly one is v8_tuned", "[gemm][registry]") {
+  const auto& cands = tune_candidates();
+  REQUIRE(cands.size() >= 2);
+  REQUIRE(cands.size() <= 8);
+  std::set<std::string> names;
+  int tuned = 0;
+  for (const auto& c : cands) {
+    REQUIRE(names.insert(c.name).second);
+    REQUIRE(c.launch != nullptr);
+    tuned += c.is_tuned ? 1 : 0;
+  }
+  REQUIRE(tuned == 1);
+}
+
+TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
+  REQUIRE(gemm_flops({4095, 4097, 1023}) == 2.0 * 4095.0 * 4097.0 * 1023.0);
+  const dim3 g = tile_grid(129, 257, 128, 128);
+  REQUIRE(g.x == 3);
+  REQUIRE(g.y == 2);
+  REQUIRE_THROWS_AS(tile_grid(65536LL * 128 + 1, 1, 128, 128), std::invalid_argument);
+  REQUIRE_THROWS_AS(check_dims(1, 1, (1LL << 31)), std::invalid_argument);
+  REQUIRE_NOTHROW(check_dims(46341, 46344, 8));
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the compiler made of the kernels. The build compiles every kernel file once more to PTX
+// for sm_90a and runs ptxas -v on it (chapters/06_gemm/CMakeLists.txt); these tests read that.
+// ---------------------------------------------------------------------------------------------
+#if defined(GEMM_REPORT_DIR)
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  INFO("reading " << path);
+  REQUIRE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// One kernel's line of the ptxas -v report.
+struct Usage {
+  std::string function;
+  int registers = -1;
+  int stack = -1, spill_stores = -1, spill_loads = -1;
+};
+
+/// Parses `ptxas -v` output: "Compiling entry function 'X'", then "N bytes stack frame, N bytes
+/// spill stores, N bytes spill loads", then "Used N registers".
+std::vector<Usage> parse_ptxas(const std::string& log) {
+  std::vector<Usage> out;
+  const std::regex entry(R"(Compiling entry function '([^']+)')");
+  const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  const std::regex regs(R"(Used (\d+) registers)");
+  std::istringstream lines(log);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, m, entry)) {
+      out.push_back({m[1], -1, -1, -1, -1});
+    } else if (!out.empty() && std::regex_search(line, m, frame) && out.back().stack < 0) {
+      out.back().stack = std::stoi(m[1]);
+      out.back().spill_stores = std::stoi(m[2]);
+      out.back().spill_loads = std::stoi(m[3]);
+    } else if (!out.empty() && std::regex_search(line, m, regs) && out.back().registers < 0) {
+      out.back().registers = std::stoi(m[1]);
+    }
+  }
+  return out;
+}
+
+const char* const kReportedFiles[] = {"v3_blocktile_1d", "v4_blocktile_2d", "v5_vectorized", "v6_warptile",
+                                      "v7_pipelined",    "v8_tuned",        "v9_wmma_tf32",  "v10_mma_bf16"};
+
+std::string report_path(const std::string& stem, const char* ext) {
+  return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
+}
+
+}  // namespace
+
+TEST_CASE("register-blocked and tensor-core kernels do not spill (ptxas -v, sm_90a)", "[gemm][resources]") {
+  for (const char* stem : kReportedFiles) {
+    DYNAMIC_SECTION(stem) {
+      const std::vector<Usage> kernels = parse_ptxas(read_file(report_path(stem, ".ptxas.txt")));
+      REQUIRE_FALSE(kernels.empty());
+      for (const Usage& u : kernels) {
+        INFO(u.function << ": " << u.registers << " registers, " << u.stack << " bytes stack, " << u.spill_stores
+                        << " bytes spill stores, " << u.spill_loads << " bytes spill loads");
+        REQUIRE(u.registers > 0);
+        REQUIRE(u.stack == 0);  // the accumulator arrays live in registers, not local memory
+        REQUIRE(u.spill_stores == 0);
+        REQUIRE(u.spill_loads == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gemm][resources]") {
+  const auto ptx = [](const char* stem) { return read_file(report_path(stem, ".ptx")); };
+  const auto has = [](const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; };
+  SECTION("v5, v6: 16-byte global and shared loads") {
+    for (const char* stem : {"v5_vectorized", "v6_warptile"}) {
+      INFO(stem);
+      const std::string p = ptx(stem);
+      REQUIRE(has(p, "ld.shared.v4.f32"));
+      REQUIRE((has(p, "ld.global.v4.f32") || has(p, "ld.global.nc.v4.f32")));
+      REQUIRE_FALSE(has(p, "mma."));
+    }
+  }
+  SECTION("v7, v8: cp.async, 4- and 16-byte, with commit/wait groups") {
+    for (const char* stem : {"v7_pipelined", "v8_tuned"}) {
+      INFO(stem);
+      const std::string p = ptx(stem);
+      REQUIRE(has(p, "cp.async.ca.shared.global"));
+      REQUIRE(has(p, "cp.async.cg.shared.global"));
+      REQUIRE(has(p, "cp.async.commit_group"));
+      REQUIRE(has(p, "cp.async.wait_group"));
+      REQUIRE(has(p, "ld.shared.v4.f32"));
+      REQUIRE(has(p, "fma.rn.f32"));
+      REQUIRE_FALSE(has(p, "mma."));
+    }
+  }
+  SECTION("v9: WMMA loads and TF32 matrix multiply-accumulate") {
+    const std::string p = ptx("v9_wmma_tf32");
+    REQUIRE(has(p, "wmma.load.a.sync"));
+    REQUIRE(has(p, "wmma.load.b.sync"));
+    REQUIRE(std::regex_search(p, std::regex(R"(wmma\.mma\.sync\.aligned\.[a-z.]*m16n16k8[a-z0-9.]*tf32)")));
+    REQUIRE(has(p, "cvt.rna.tf32.f32"));
+  }
+  SECTION("v10: mma.sync m16n8k16 BF16, ldmatrix (plain and .trans), cp.async") {
+    const std::string p = ptx("v10_mma_bf16");
+    REQUIRE(has(p, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+    REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+    REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+    REQUIRE(has(p, "cp.async.cg.shared.global"));
+  }
+  SECTION("v3, v4: plain FFMA code, no vector or matrix instructions yet") {
+    for (const char* stem : {"v3_blocktile_1d", "v4_blocktile_2d"}) {
+      INFO(stem);
+      const std::string p = ptx(stem);
+      REQUIRE(has(p, "fma.rn.f32"));
+      REQUIRE_FALSE(has(p, "mma."));
+      REQUIRE_FALSE(has(p, "cp.async"));
+    }
+  }
+}
+
+#endif  // GEMM_REPORT_DIR

@@ -1,0 +1,262 @@
+// GPU tests of chapter 06: every registered version (and cuBLAS) against the CPU reference over
+// the shape sweep with several alpha/beta, at misaligned starts, and beyond 2^31 elements ([large]).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "test_support.hpp"
+
+using namespace gemm;
+using gemm::testing::Offsets;
+using gemm::testing::require_correct;
+
+namespace {
+
+/// True if this GPU can run `v`; otherwise says why in the test log.
+bool runnable(const Version& v) {
+  if (gemm::testing::device_cc() >= v.info.min_cc) return true;
+  WARN(v.info.name << " skipped: needs sm_" << v.info.min_cc << ", this GPU is sm_" << gemm::testing::device_cc());
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("every version matches the CPU reference over the shape sweep", "[gemm][sweep]") {
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v)) {
+        for (const Shape& s : gemm::testing::sweep_shapes()) {
+          // beta = 0 with C poisoned (NaN): C must not be read. beta != 0: C is read and scaled.
+          require_correct(v.kernel, v.info.name, s, 1.0f, 0.0f, {}, tut::testing::seed());
+          require_correct(v.kernel, v.info.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 1);
+        }
+        // alpha = 0, beta = 1 returns C unchanged (to rounding): the epilogue reads the right element.
+        require_correct(v.kernel, v.info.name, {65, 130, 33}, 0.0f, 1.0f, {}, tut::testing::seed() + 2);
+      }
+    }
+  }
+}
+
+TEST_CASE("every version is correct at misaligned starts (the vector paths fall back)", "[gemm][misaligned]") {
+  // K % 8 == 0 and N % 8 == 0, so only the misalignment stops 16-byte accesses.
+  const std::vector<Shape> shapes = {{64, 64, 64}, {136, 264, 40}, {200, 136, 72}};
+  const std::vector<Offsets> offsets = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {2, 3, 1}, {3, 2, 2}};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v)) {
+        for (const Shape& s : shapes) {
+          for (const Offsets& off : offsets) {
+            require_correct(v.kernel, v.info.name, s, 1.25f, -0.5f, off, tut::testing::seed() + 3);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("fresh inputs, not one fixed data set", "[gemm][seeds]") {
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v)) {
+        for (std::uint64_t s = 1; s <= 3; ++s) {
+          require_correct(v.kernel, v.info.name, {131, 67, 45}, 1.0f, 0.0f, {}, tut::testing::seed() * 7 + s);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the conversion kernels round exactly like the host", "[gemm][convert]") {
+  const std::size_t n = 100003;
+  std::vector<float> x = tut::random_floats(n, 77, -3.0f, 3.0f);
+  x[0] = 1.0f + std::ldexp(1.0f, -11);  // a TF32 tie: rounds away from zero
+  x[1] = -x[0];
+  x[2] = 1.0f + std::ldexp(1.0f, -8);   // a BF16 tie: rounds to even
+  tut::DeviceBuffer<float> in(x), out(n);
+  tut::DeviceBuffer<__nv_bfloat16> out16(n);
+  round_to_tf32_device(in.data(), out.data(), static_cast<std::int64_t>(n), nullptr);
+  convert_to_bf16_device(in.data(), out16.data(), static_cast<std::int64_t>(n), nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<float> tf = out.to_host();
+  const std::vector<__nv_bfloat16> bf = out16.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    INFO("element " << i << " = " << x[i]);
+    REQUIRE(tf[i] == round_to_tf32(x[i]));
+    REQUIRE(__bfloat162float(bf[i]) == round_to_bf16(x[i]));
+  }
+}
+
+TEST_CASE("tensor-core steps: the error is accumulation only; input rounding is separate", "[gemm][precision]") {
+  // With the reference on the rounded inputs (our check), the error is fp32 accumulation:
+  // ~1e-6. Against the unrounded fp32 inputs it is the input rounding: ~1e-3 (TF32), ~3e-3 (BF16),
+  // which is why a check against fp32 inputs would need a tolerance near 1e-2 and could not tell
+  // a correct BF16 kernel from one that accumulates in BF16.
+  const Shape s{192, 320, 1024};
+  const std::uint64_t seed = tut::testing::seed() + 5;
+  const gemm::testing::Inputs exact = gemm::testing::make_inputs(s, Precision::fp32, false, seed);
+  const Reference ref_exact = make_reference(s, 1.0f, exact.a.data(), exact.b.data(), 0.0f, nullptr, seed);
+  for (const auto& v : versions()) {
+    if (v.kernel.precision == Precision::fp32) continue;
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v)) {
+        const gemm::testing::Inputs in = gemm::testing::make_inputs(s, v.kernel.precision, false, seed);
+        const std::vector<float> got = gemm::testing::run_once(v.kernel, s, 1.0f, 0.0f, in, {});
+        const Reference ref = make_reference(s, 1.0f, in.a.data(), in.b.data(), 0.0f, nullptr, seed);
+        const tut::Tolerance tol = tolerance(v.kernel.precision, s.k, 1.0f, 0.0f);
+        const tut::ErrorStats vs_rounded = check_output(ref, got.data(), tol);
+        tut::Tolerance loose{1e-2, 1.0, 0.0, "input rounding"};
+        const tut::ErrorStats vs_exact = check_output(ref_exact, got.data(), loose);
+        WARN(v.info.name << ": rel. norm error vs the rounded inputs " << vs_rounded.rel_norm_error()
+                         << ", vs the unrounded fp32 inputs " << vs_exact.rel_norm_error());
+        INFO(vs_rounded.describe(tol));
+        REQUIRE(vs_rounded.passed(tol));
+        REQUIRE(vs_exact.rel_norm_error() < 1e-2);
+        REQUIRE(vs_exact.rel_norm_error() > 10.0 * vs_rounded.rel_norm_error());
+      }
+    }
+  }
+}
+
+namespace {
+
+/// One [large] case: a shape with more than 2^31 elements in one operand or in C, and the
+/// elements of C to check.
+struct LargeCase {
+  const char* what;  ///< which operand is huge
+  Shape s;           ///< the shape
+};
+
+/// The value a kernel of precision p sees for element i of an input made by fill_random_device.
+float input_value(std::uint64_t seed, std::size_t i, Precision p) {
+  const float x = tut::hash_uniform(seed, i, -1.0f, 1.0f);
+  return p == Precision::tf32 ? round_to_tf32(x) : p == Precision::bf16 ? round_to_bf16(x) : x;
+}
+
+}  // namespace
+
+TEST_CASE("operands or output above 2^31 elements: no 32-bit index overflow", "[gemm][large]") {
+  // K % 8 == 0 and N % 8 == 0: the vector paths (the fastest code) are the ones under test here;
+  // the scalar paths' index maths is the same and the sweep covers them at small sizes.
+  const std::vector<LargeCase> cases = {
+      {"C has more than 2^31 elements", {46341, 46344, 8}},
+      {"A has more than 2^31 elements", {65537, 16, 32776}},
+      {"B has more than 2^31 elements", {16, 65544, 32776}},
+  };
+  const std::uint64_t seed = tut::testing::seed();
+  const std::uint64_t sa = tut::derive_seed(seed, 0), sb = tut::derive_seed(seed, 1);
+  for (const LargeCase& lc : cases) {
+    DYNAMIC_SECTION(lc.what) {
+      const Shape s = lc.s;
+      const std::size_t mk = static_cast<std::size_t>(s.m * s.k), kn = static_cast<std::size_t>(s.k * s.n),
+                        mn = static_cast<std::size_t>(s.m * s.n);
+      const double needed = 4.0 * (mk + kn + mn) + 2.0 * (mk + kn) + (1ull << 30);
+      if (tut::testing::sanitizing() || static_cast<double>(tut::testing::free_device_bytes()) < needed) {
+        tut::testing::skip_run(std::string("the [large] case '") + lc.what + "' needs " +
+                               std::to_string(static_cast<long long>(needed / 1e9)) +
+                               " GB of free GPU memory (and no sanitizer)");
+        continue;
+      }
+      // The elements of C to check. Huge C: every element from 2^31 - 2^22 on (where a 32-bit
+      // index wraps) and the first 4096 of every 2^20 before. Huge A: all columns of rows 0, 1,
+      // 200 random rows and the last 64 (row * K passes 2^31 at row 65521). Huge B: all rows at
+      // columns 0, 1, 200 random ones and the last 64 (every column reaches k * N > 2^31).
+      std::vector<std::size_t> index;
+      const bool sample_c = mn > (std::size_t{1} << 31);
+      if (!sample_c) {
+        std::vector<std::int64_t> rows, cols;
+        const auto pick = [&](std::int64_t len, std::vector<std::int64_t>& out) {
+          out = {0, 1};
+          for (std::uint64_t r = 0; r < 200; ++r) out.push_back(static_cast<std::int64_t>(tut::mix64(seed + r) % len));
+          for (std::int64_t x = std::max<std::int64_t>(0, len - 64); x < len; ++x) out.push_back(x);
+        };
+        if (s.m > s.n) {
+          pick(s.m, rows);
+          for (std::int64_t j = 0; j < s.n; ++j) cols.push_back(j);
+        } else {
+          pick(s.n, cols);
+          for (std::int64_t i = 0; i < s.m; ++i) rows.push_back(i);
+        }
+        for (auto i : rows)
+          for (auto j : cols) index.push_back(static_cast<std::size_t>(i * s.n + j));
+        std::sort(index.begin(), index.end());
+        index.erase(std::unique(index.begin(), index.end()), index.end());
+      }
+
+      for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
+        // Inputs made on the GPU from the counter-based hash; the CPU recomputes any element.
+        tut::DeviceBuffer<float> a(mk), b(kn), c(mn);
+        tut::fill_random_device(a.data(), mk, sa, -1.0f, 1.0f);
+        tut::fill_random_device(b.data(), kn, sb, -1.0f, 1.0f);
+        tut::DeviceBuffer<__nv_bfloat16> a16, b16;
+        if (p == Precision::tf32) {
+          round_to_tf32_device(a.data(), a.data(), static_cast<std::int64_t>(mk), nullptr);
+          round_to_tf32_device(b.data(), b.data(), static_cast<std::int64_t>(kn), nullptr);
+        }
+        if (p == Precision::bf16) {
+          a16 = tut::DeviceBuffer<__nv_bfloat16>(mk);
+          b16 = tut::DeviceBuffer<__nv_bfloat16>(kn);
+          convert_to_bf16_device(a.data(), a16.data(), static_cast<std::int64_t>(mk), nullptr);
+          convert_to_bf16_device(b.data(), b16.data(), static_cast<std::int64_t>(kn), nullptr);
+          a = tut::DeviceBuffer<float>();
+          b = tut::DeviceBuffer<float>();
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+
+        // The reference of the checked elements, from the hash (no huge host copies).
+        const float alpha = 1.25f;
+        std::vector<std::size_t> checked = index;
+        if (sample_c) {
+          // Same positions sample_device_array() downloads below.
+          const std::size_t dense_from = (std::size_t{1} << 31) - (std::size_t{1} << 22);
+          for (std::size_t q = 0; q < dense_from / (1u << 20); ++q)
+            for (std::size_t j = 0; j < 4096; ++j) checked.push_back(q * (1u << 20) + j);
+          for (std::size_t i = dense_from; i < mn; ++i) checked.push_back(i);
+        }
+        std::vector<double> expected(checked.size());
+        tut::parallel_check(checked.size(), [&](std::size_t begin, std::size_t end, tut::ErrorStats&) {
+          for (std::size_t q = begin; q < end; ++q) {
+            const std::size_t i = checked[q] / static_cast<std::size_t>(s.n), j = checked[q] % static_cast<std::size_t>(s.n);
+            double acc = 0.0;
+            for (std::size_t kk = 0; kk < static_cast<std::size_t>(s.k); ++kk) {
+              acc += static_cast<double>(input_value(sa, i * static_cast<std::size_t>(s.k) + kk, p)) *
+                     static_cast<double>(input_value(sb, kk * static_cast<std::size_t>(s.n) + j, p));
+            }
+            expected[q] = alpha * acc;
+          }
+        });
+
+        for (const auto& v : versions()) {
+          if (v.kernel.precision != p || gemm::testing::device_cc() < v.info.min_cc) continue;
+          INFO(lc.what << ": " << v.info.name << " on " << gemm::testing::text(s));
+          c.poison();
+          if (p == Precision::bf16) {
+            v.kernel.bf16(s.m, s.n, s.k, alpha, a16.data(), b16.data(), 0.0f, c.data(), nullptr);
+          } else {
+            v.kernel.f32(s.m, s.n, s.k, alpha, a.data(), b.data(), 0.0f, c.data(), nullptr);
+          }
+          CUDA_CHECK(cudaDeviceSynchronize());
+          std::vector<float> got(checked.size());
+          if (sample_c) {
+            const auto sample = tut::testing::sample_device_array(c.data(), mn, (std::size_t{1} << 31) - (std::size_t{1} << 22),
+                                                                  4096, std::size_t{1} << 20);
+            REQUIRE(sample.index == checked);
+            got = sample.value;
+          } else {
+            const std::vector<float> all = c.to_host();
+            for (std::size_t q = 0; q < checked.size(); ++q) got[q] = all[checked[q]];
+          }
+          const tut::Tolerance tol = tolerance(p, s.k, alpha, 0.0f);
+          const tut::ErrorStats stats =
+              tut::parallel_check(checked.size(), [&](std::size_t begin, std::size_t end, tut::ErrorStats& st) {
+                for (std::size_t q = begin; q < end; ++q) st.add(checked[q], got[q], expected[q], tol);
+              });
+          const std::int64_t n = s.n;
+          INFO(stats.describe(tol, [n](std::size_t i) { return format_index(i, n); }));
+          CHECK(stats.passed(tol));
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// The registry of chapter 06: the only list of versions (executable, --list, tests, JSON).
+#include "gemm.hpp"
+
+namespace gemm {
+
+namespace {
+
+/// FLOPs of an n x n x n problem: the per-version caps below are written in these terms.
+constexpr double cube_flops(double n) { return 2.0 * n * n * n; }
+
+}  // namespace
+
+const std::vector<Version>& versions() {
+  using tut::Kind;
+  constexpr Precision fp32 = Precision::fp32, tf32 = Precision::tf32, bf16 = Precision::bf16;
+  // max_flops: above it the executable reports "too slow at this size" to keep the default run
+  // short (v0 takes seconds per run at 4096^3); the tests run every version at every size.
+  static const std::vector<Version> list = {
+      {{"v0_naive", "one thread per C element, threadIdx.x walks down a column (uncoalesced)", 75, Kind::ours},
+       {fp32, launch_gemm_v0_naive, nullptr}, cube_flops(2048)},
+      {{"v1_coalesced", "one thread per C element, threadIdx.x walks along a row (coalesced)", 75, Kind::ours},
+       {fp32, launch_gemm_v1_coalesced, nullptr}, cube_flops(4096)},
+      {{"v2_smem_tiles", "32x32 tiles of A and B staged in shared memory", 75, Kind::ours},
+       {fp32, launch_gemm_v2_smem_tiles, nullptr}, cube_flops(4096)},
+      {{"v3_blocktile_1d", "64x64 block tile, a column of 8 outputs per thread", 75, Kind::ours},
+       {fp32, launch_gemm_v3_blocktile_1d, nullptr}, 0.0},
+      {{"v4_blocktile_2d", "128x128 block tile, BK=8, an 8x8 register tile per thread", 75, Kind::ours},
+       {fp32, launch_gemm_v4_blocktile_2d, nullptr}, 0.0},
+      {{"v5_vectorized", "float4 global loads, A transposed in shared memory, float4 shared reads", 75, Kind::ours},
+       {fp32, launch_gemm_v5_vectorized, nullptr}, 0.0},
+      {{"v6_warptile", "32x64 warp tiles of 4x8 lanes: compact per-warp shared-memory footprint", 75, Kind::ours},
+       {fp32, launch_gemm_v6_warptile, nullptr}, 0.0},
+      {{"v7_pipelined", "3-stage cp.async pipeline: loads of later k-slices overlap the math", 80, Kind::ours},
+       {fp32, launch_gemm_v7_pipelined, nullptr}, 0.0},
+      {{"v8_tuned", "v7's kernel with the parameters that won the search (gemm --tune)", 80, Kind::ours},
+       {fp32, launch_gemm_v8_tuned, nullptr}, 0.0},
+      {{"v9_wmma_tf32", "tensor cores via WMMA: TF32 16x16x8 fragments, fp32 accumulate", 80, Kind::ours},
+       {tf32, launch_gemm_v9_wmma_tf32, nullptr}, 0.0},
+      {{"v10_mma_bf16", "mma.sync m16n8k16 BF16 in PTX, ldmatrix, swizzled smem, 4-stage cp.async", 80, Kind::ours},
+       {bf16, nullptr, launch_gemm_v10_mma_bf16}, 0.0},
+      {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
+       {fp32, launch_cublas_sgemm, nullptr}, 0.0},
+      {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},
+       {tf32, launch_cublas_tf32, nullptr}, 0.0},
+      {{"cublas_bf16", "cuBLAS GemmEx, BF16 inputs, fp32 accumulate and output", 80, Kind::library},
+       {bf16, nullptr, launch_cublas_bf16}, 0.0},
+  };
+  return list;
+}
+
+}  // namespace gemm
