@@ -95,7 +95,7 @@ def compile_errors(log_text: str, limit: int = 20) -> str:
                 and " -o " not in ln]
     linker = [ln for ln in lines if re.search(r"undefined reference|multiple definition|ld returned", ln)]
     failed = [ln for ln in lines if ln.startswith("FAILED:")]
-    pick = (compiler + [ln for ln in linker if ln not in compiler] + failed)[:limit]
+    pick = (compiler + [ln for ln in linker if ln not in compiler] + ([] if compiler or linker else failed))[:limit]
     return "\n".join(pick) if pick else "\n".join(lines[-limit:])
 
 

@@ -86,8 +86,15 @@ def chapter_json(ch: ChapterResult) -> dict:
         "speed_note": ch.speed_note,
     }
     first = ch.first_failure()
-    d["first_failure"] = None if first is None else {"case": first.label, "status": first.status,
-                                                     "summary": first.summary, "message": first.message}
+    if first is not None:
+        d["first_failure"] = {"case": first.label, "status": first.status, "summary": first.summary,
+                              "message": first.message}
+    elif ch.status in ("compile_error", "rejected") or (ch.status == "error" and not ch.cases):
+        step = {"compile_error": "build", "rejected": "integrity"}.get(ch.status, "setup")
+        d["first_failure"] = {"case": step, "status": ch.status, "summary": failure_line(ch),
+                              "message": ch.build.errors if ch.build and ch.build.errors else ch.detail}
+    else:
+        d["first_failure"] = None
     return d
 
 

@@ -152,6 +152,14 @@ class FormatTest(unittest.TestCase):
         self.assertIn("[6] got nan", failure.text)
         self.assertEqual(root.get("tests"), str(int(suites[0].get("tests")) + 5))
 
+    def test_json_first_failure_of_a_build_or_integrity_failure(self):
+        bob, dave = self.students[1], self.students[3]
+        first = reports.chapter_json(bob.chapters[1])["first_failure"]
+        self.assertEqual((first["case"], first["status"], first["summary"]), ("build", "compile_error", "a.cu(3): error: x"))
+        first = reports.chapter_json(dave.chapters[0])["first_failure"]
+        self.assertEqual((first["case"], first["status"]), ("integrity", "rejected"))
+        self.assertIsNone(reports.chapter_json(bob.chapters[0])["first_failure"])
+
     def test_junit_of_every_kind_of_chapter(self):
         bob, carol, dave = self.students[1:]
         root = ET.fromstring(reports.student_junit(bob))
