@@ -32,17 +32,26 @@ void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int l
 /// The cuDNN handle and the tensor descriptor of the last shape, created on first use and
 /// kept for the life of the process (creating a handle takes tens of milliseconds; it is
 /// deliberately never destroyed, so no cuDNN call runs after the CUDA runtime shuts down).
+/// If cuDNN cannot start (no GPU, a library it loads at run time is missing, a driver too old
+/// for it), `error` says why and the row is reported as skipped instead of failing the run.
 struct CudnnState {
   cudnnHandle_t handle = nullptr;
   cudnnTensorDescriptor_t desc = nullptr;
   std::int64_t rows = -1, cols = -1;
+  std::string error;  ///< non-empty: cuDNN could not be initialized
 };
 
 CudnnState& state() {
   static CudnnState s;
-  if (s.handle == nullptr) {
-    CUDNN_CHECK(cudnnCreate(&s.handle));
-    CUDNN_CHECK(cudnnCreateTensorDescriptor(&s.desc));
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    cudnnStatus_t status = cudnnCreate(&s.handle);
+    if (status == CUDNN_STATUS_SUCCESS) status = cudnnCreateTensorDescriptor(&s.desc);
+    if (status != CUDNN_STATUS_SUCCESS) {
+      s.error = cudnnGetErrorString(status);
+      s.handle = nullptr;
+    }
   }
   return s;
 }
@@ -54,6 +63,10 @@ bool cudnn_available() { return true; }
 std::string cudnn_unsupported(std::int64_t rows, std::int64_t cols) {
   if (rows > INT_MAX || cols > INT_MAX || rows * cols > INT_MAX) {
     return "cuDNN's tensors here hold at most 2^31 - 1 elements (R x C = " + std::to_string(rows * cols) + ")";
+  }
+  const CudnnState& s = state();
+  if (!s.error.empty()) {
+    return "cuDNN " + std::to_string(cudnnGetVersion()) + " was found at build time but could not start: " + s.error;
   }
   return "";
 }

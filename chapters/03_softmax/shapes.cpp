@@ -62,4 +62,10 @@ std::string v5_unsupported(std::int64_t /*rows*/, std::int64_t cols) {
          " KiB) does not fit in this GPU's shared memory per block (" + std::to_string(limit * 4 / 1024) + " KiB)";
 }
 
+void launch_softmax_copy(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  if (empty_or_invalid(rows, cols)) return;
+  CUDA_CHECK(cudaMemcpyAsync(y, x, static_cast<std::size_t>(rows * cols) * sizeof(float), cudaMemcpyDeviceToDevice,
+                             stream));
+}
+
 }  // namespace softmax

@@ -33,6 +33,7 @@ struct Version {
   /// table's skip reason, and what the launcher's exception says).
   std::string (*unsupported)(std::int64_t rows, std::int64_t cols);
   bool defines_all_neg_inf_rows;  ///< gives zeros for a row of only -inf (ours: yes; cuDNN: no promise)
+  bool copy_roof = false;  ///< not a softmax: copies x to y, the bandwidth roof at this very size
 };
 
 /// The registry: every version of the chapter, in table order (ladder, then the library).
@@ -81,6 +82,15 @@ void launch_softmax_cudnn(const float* x, float* y, std::int64_t rows, std::int6
 std::string cudnn_unsupported(std::int64_t rows, std::int64_t cols);
 /// True if the build found cuDNN.
 bool cudnn_available();
+/// @}
+
+/// @name The copy roof (shapes.cpp)
+/// @{
+
+/// y = x with cudaMemcpyAsync: the same two streams of bytes as a softmax, with nothing to
+/// compute. Shown in every table, so a shape's % of the 1 GiB copy roof can be read against
+/// what a copy of exactly that size achieves.
+void launch_softmax_copy(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 /// @}
 
 /// @name Launch helpers (shapes.cpp)

@@ -57,6 +57,7 @@ std::vector<std::int64_t> sweep_rows(std::int64_t cols) {
 TEST_CASE("every version matches the CPU reference on every shape it accepts, and refuses the rest",
           "[softmax][sweep]") {
   for (const auto& v : versions()) {
+    if (v.copy_roof) continue;  // not a softmax: see the copy-roof test
     DYNAMIC_SECTION(v.info.name) {
       for (std::int64_t cols : sweep_columns()) {
         if (tut::testing::sanitizing() && cols > 70000) continue;
@@ -76,9 +77,11 @@ TEST_CASE("every version matches the CPU reference on every shape it accepts, an
 
 TEST_CASE("every version is stable: -inf entries, all -inf rows, magnitudes of 1e30", "[softmax][edge]") {
   for (const auto& v : versions()) {
+    if (v.copy_roof) continue;
     DYNAMIC_SECTION(v.info.name) {
       for (std::int64_t cols : {1, 2, 3, 4, 5, 7, 32, 33, 128, 130, 1000, 1024, 1028, 4096, 5000, 32768}) {
         if (!v.unsupported(testing::kEdgeRows, cols).empty()) continue;
+        if (tut::testing::sanitizing() && cols > 5000) continue;  // keep sanitizer runs short
         INFO(v.info.name << ", C = " << cols);
         require_correct(v.launch, testing::kEdgeRows, cols,
                         testing::edge_matrix(cols, tut::testing::seed() + cols, v.defines_all_neg_inf_rows));
@@ -90,8 +93,10 @@ TEST_CASE("every version is stable: -inf entries, all -inf rows, magnitudes of 1
 TEST_CASE("every version is correct at misaligned starts", "[softmax][misaligned]") {
   // Equal offsets: rows are misaligned alike; unequal: x and y differ. Either way float4
   // access is impossible and v6 must fall back to its scalar kernels.
+  // The library row is left out: misaligned views are our kernels' concern (v6's fallback).
   const std::vector<Offsets> offsets = {{1, 1}, {2, 2}, {3, 3}, {1, 0}, {0, 2}};
   for (const auto& v : versions()) {
+    if (v.info.kind == tut::Kind::library) continue;
     DYNAMIC_SECTION(v.info.name) {
       for (std::int64_t cols : {4, 8, 128, 1024, 1028, 4096, 8192}) {
         for (const Offsets& off : offsets) {
@@ -120,6 +125,25 @@ TEST_CASE("every version: empty matrices do nothing, negative sizes are refused"
   }
 }
 
+TEST_CASE("the copy roof copies x to y exactly", "[softmax][roof]") {
+  for (const auto& v : versions()) {
+    if (!v.copy_roof) continue;
+    for (std::int64_t cols : {1, 3, 128, 4097}) {
+      const std::int64_t rows = 37;
+      const std::size_t n = static_cast<std::size_t>(rows * cols);
+      const std::vector<float> hx = testing::random_matrix(rows, cols, tut::testing::seed() + cols);
+      tut::testing::GuardedBuffer x(n, 1), y(n, 2);
+      x.upload(hx);
+      y.poison();
+      v.launch(x.data(), y.data(), rows, cols, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      INFO(v.info.name << ", " << rows << " x " << cols);
+      REQUIRE(tut::testing::compare_bits(y.to_host(), hx) == "");
+      REQUIRE(y.check_guards() == "");
+    }
+  }
+}
+
 TEST_CASE("R x C above 2^31: no 32-bit index overflow", "[softmax][large]") {
   struct Shape {
     std::int64_t rows, cols;
@@ -142,6 +166,7 @@ TEST_CASE("R x C above 2^31: no 32-bit index overflow", "[softmax][large]") {
     const std::size_t dense_from = ((std::size_t{1} << 31) - (std::size_t{1} << 24)) / C * C;
     const tut::Tolerance tol = tolerance(s.cols);
     for (const auto& v : versions()) {
+      if (v.copy_roof) continue;
       DYNAMIC_SECTION(v.info.name << " " << s.rows << "x" << s.cols) {
         const std::string why = v.unsupported(s.rows, s.cols);
         if (!why.empty()) {

@@ -45,7 +45,7 @@ __device__ inline float4 scale4(float4 v, float s) { return make_float4(v.x * s,
 // [registers]
 template <int kVec>
 __global__ void __launch_bounds__(kV6WarpsPerBlock * 32)
-    softmax_v6_rows_in_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols, int group) {
+    softmax_v6_float4_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols, int group) {
   const int lane = threadIdx.x % 32;
   const int g = lane % group;
   const std::int64_t warp = static_cast<std::int64_t>(blockIdx.x) * kV6WarpsPerBlock + threadIdx.x / 32;
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kV6WarpsPerBlock * 32)
 
 /// @brief 1024 < C <= shared-memory capacity: v5 with float4 accesses, kV6Unroll loads in flight.
 // [shared]
-__global__ void softmax_v6_row_in_shared(const float* x, float* y, std::int64_t rows, std::int64_t cols) {
+__global__ void softmax_v6_float4_shared(const float* x, float* y, std::int64_t rows, std::int64_t cols) {
   extern __shared__ float4 row4[];  // cols / 4 float4s
   __shared__ float scratch[32];
   const std::int64_t cols4 = cols / 4;
@@ -119,7 +119,7 @@ __global__ void softmax_v6_row_in_shared(const float* x, float* y, std::int64_t 
 // [shared]
 
 /// @brief C beyond shared memory: v3's online two-pass kernel with float4 accesses.
-__global__ void softmax_v6_online(const float* x, float* y, std::int64_t rows, std::int64_t cols) {
+__global__ void softmax_v6_float4_online(const float* x, float* y, std::int64_t rows, std::int64_t cols) {
   __shared__ MaxSum scratch[32];
   const std::int64_t cols4 = cols / 4;
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -143,7 +143,7 @@ template <int kVec>
 void launch_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols, int group,
                       cudaStream_t stream) {
   const std::int64_t rows_per_block = static_cast<std::int64_t>(kV6WarpsPerBlock) * (32 / group);
-  softmax_v6_rows_in_registers<kVec>
+  softmax_v6_float4_registers<kVec>
       <<<tut::blocks_for(rows, rows_per_block), kV6WarpsPerBlock * 32, 0, stream>>>(x, y, rows, cols, group);
   CUDA_CHECK_LAUNCH();
 }
@@ -193,11 +193,11 @@ void launch_softmax_v6_float4(const float* x, float* y, std::int64_t rows, std::
   const int threads = block_threads_for(cols4, kV6VecPerThread);
   if (cols <= max_shared_row_floats()) {
     const std::size_t smem = static_cast<std::size_t>(cols) * sizeof(float);
-    CUDA_CHECK(cudaFuncSetAttribute(softmax_v6_row_in_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(softmax_v6_float4_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(smem)));
-    softmax_v6_row_in_shared<<<row_blocks(rows), threads, smem, stream>>>(x, y, rows, cols);
+    softmax_v6_float4_shared<<<row_blocks(rows), threads, smem, stream>>>(x, y, rows, cols);
   } else {
-    softmax_v6_online<<<row_blocks(rows), threads, 0, stream>>>(x, y, rows, cols);
+    softmax_v6_float4_online<<<row_blocks(rows), threads, 0, stream>>>(x, y, rows, cols);
   }
   CUDA_CHECK_LAUNCH();
 }
