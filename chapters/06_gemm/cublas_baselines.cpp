@@ -58,9 +58,11 @@ void launch_cublas_sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float a
   if (m <= 0 || n <= 0) return;
   check_cublas_dims(m, n, k);
   const int M = static_cast<int>(m), N = static_cast<int>(n), K = static_cast<int>(k);
+// [sgemm]
   // Column-major C^T (N x M) = B^T (N x K, ld N) * A^T (K x M, ld K).
   CUBLAS_CHECK(cublasSgemm(handle_on(stream), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b, N, a, std::max(K, 1),
                            &beta, c, N));
+// [sgemm]
 }
 
 /// cuBLAS with TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32): fp32 storage, TF32 multiplies,

@@ -18,9 +18,11 @@ namespace gemm {
 
 /// alpha * acc + beta * (*c). When beta == 0, C is not read: a NaN already in C (our tests poison
 /// it) must not reach the output, as the BLAS standard requires.
+// [axpby]
 __device__ __forceinline__ float axpby(float acc, float alpha, float beta, const float* c) {
   return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *c);
 }
+// [axpby]
 
 /// Stores alpha * acc + beta * C into the first `valid` (0..4, or more: clamped) elements at p.
 /// One 16-byte load/store when `vec` (p is 16-byte aligned) and all four are valid; otherwise
@@ -58,6 +60,7 @@ __host__ __device__ __forceinline__ bool aligned16(const void* p) {
 /// valid <= 0). One 16-byte load when `vec` (p is 16-byte aligned) and all four are valid,
 /// else up to four scalar loads: the edge of a matrix costs a few extra instructions, the
 /// interior none.
+// [load_float4_guarded]
 __device__ __forceinline__ float4 load_float4_guarded(const float* __restrict__ p, int valid, bool vec) {
   float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (vec && valid >= 4) return *reinterpret_cast<const float4*>(p);
@@ -67,6 +70,7 @@ __device__ __forceinline__ float4 load_float4_guarded(const float* __restrict__ 
   if (valid > 3) v.w = p[3];
   return v;
 }
+// [load_float4_guarded]
 /// @}
 
 /// @name Asynchronous copies global -> shared (cp.async, sm_80+)
@@ -96,6 +100,7 @@ __device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool vali
 
 /// Copies src_bytes (0 or 16) bytes to dst and zero-fills the rest of the 16, asynchronously
 /// (16-byte cp.async, bypassing L1: .cg). dst and src must be 16-byte aligned.
+// [cp_async_16]
 __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(src_bytes));
@@ -104,6 +109,7 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_
   __trap();
 #endif
 }
+// [cp_async_16]
 
 /// Closes the group of cp.async issued since the last commit.
 __device__ __forceinline__ void cp_async_commit() {
@@ -158,9 +164,12 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* 
 /// d += A B for one 16x8x16 tile on the tensor cores: A 16x16 bf16 (4 registers of 2 values),
 /// B 16x8 bf16 (2 registers), d 16x8 fp32 (4 registers). With g = lane / 4 and t = lane % 4,
 /// lane l holds d[0], d[1] at (row g, cols 2t, 2t+1) and d[2], d[3] at (row g + 8, same cols).
+// [mma]
 __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile(
+  // Not volatile: mma reads and writes registers only, so the compiler may schedule it freely
+  // between the ldmatrix loads (which are volatile: they read shared memory written by others).
+  asm(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -170,6 +179,7 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a
   __trap();
 #endif
 }
+// [mma]
 /// @}
 
 }  // namespace gemm

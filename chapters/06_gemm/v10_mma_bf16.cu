@@ -45,6 +45,7 @@ static_assert(BK == 32 && BN % 64 == 0, "v10: the swizzles below assume 64-byte 
 /// distinct 16-byte bank groups (a 4-way conflict). XOR-ing the chunk index with bits 1-2 of
 /// the row spreads them over all 8 groups; cp.async writes (4 chunks of 2 rows per 8 lanes) stay
 /// conflict-free too.
+// [swizzle]
 __device__ __forceinline__ int a_tile_offset(int row, int chunk) {
   return row * v10::BK + ((chunk ^ ((row >> 1) & 3)) * 8);
 }
@@ -57,6 +58,7 @@ __device__ __forceinline__ int a_tile_offset(int row, int chunk) {
 __device__ __forceinline__ int b_tile_offset(int krow, int chunk) {
   return krow * v10::BN + ((chunk ^ (krow & 7)) * 8);
 }
+// [swizzle]
 
 /// Packs two raw bfloat16 bit patterns into one 32-bit word (lo first, as in memory).
 __device__ __forceinline__ unsigned pack_bf16x2(unsigned short lo, unsigned short hi) {
@@ -176,6 +178,7 @@ __global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int
 
     const __nv_bfloat16* As = smem_bf16 + (tile % kStages) * kStageElems;
     const __nv_bfloat16* Bs = As + BM * BK;
+// [fragments]
 #pragma unroll
     for (int ks = 0; ks < BK / 16; ++ks) {
       unsigned af[kMmaM][4];  // A operand: 16 x 16 per m-tile
@@ -202,6 +205,7 @@ __global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int
 #pragma unroll
         for (int j = 0; j < kMmaN; ++j) mma_bf16_16816(acc[i][j], af[i], bf[j]);
     }
+// [fragments]
   }
   cp_async_wait<0>();
 

@@ -133,6 +133,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
+// [pipeline]
   // Prologue: slices 0 .. S-2 in flight.
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
@@ -153,6 +154,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
     cp_async_commit();
 
+// [pipeline]
     const float* As = smem + (tile % S) * Cfg::kStageFloats + frag_row;
     const float* Bs = smem + (tile % S) * Cfg::kStageFloats + BK * Cfg::kAStride + frag_col;
 #pragma unroll

@@ -12,6 +12,7 @@ namespace gemm {
 /// The configurations the search times (block tile, k-slice, warp tile, thread tile, stages,
 /// blocks per SM promised to the compiler).
 /// At most 8: every one is a separate kernel compiled for every architecture.
+// [candidates]
 namespace tune {
 /// v7's configuration: 256 threads of 8 x 8.
 using C0 = FfmaConfig<128, 128, 8, 32, 64, 8, 8, 3, 2>;
@@ -30,6 +31,7 @@ using C6 = FfmaConfig<256, 128, 8, 64, 64, 16, 8, 3, 1>;
 /// Small blocks: 64 x 128 x 16, 128 threads of 8 x 8, 4 stages (more blocks per SM, better tails).
 using C7 = FfmaConfig<64, 128, 16, 32, 64, 8, 8, 4, 3>;
 }  // namespace tune
+// [candidates]
 
 /// The configuration v8_tuned runs. The search (`gemm --tune`, table on the chapter page) decides;
 /// update this line from its measured winner.

@@ -129,6 +129,7 @@ __global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int 
 
     const float* As = smem + (tile % kStages) * kStageFloats;
     const float* Bs = As + BM * kAStride;
+// [fragments]
 #pragma unroll
     for (int ks = 0; ks < BK; ks += 8) {
       wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa[kFragM];
@@ -151,6 +152,7 @@ __global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int 
 #pragma unroll
         for (int j = 0; j < kFragN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
     }
+// [fragments]
   }
   cp_async_wait<0>();
   __syncthreads();  // every warp is done with the stages: reuse them as epilogue scratch
