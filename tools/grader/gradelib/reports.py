@@ -213,7 +213,9 @@ def student_junit(st: StudentResult) -> str:
             case(prefix, "build", "error", ch.detail, ch.detail.splitlines()[0] if ch.detail else "error")
         if ch.build is not None:
             b_status = "passed" if ch.build.status in ("ok", "partial") else "failed"
-            case(prefix, "build", b_status, ch.build.errors, f"build {ch.build.status}", ch.build.seconds)
+            first_error = (ch.build.errors.splitlines() or [""])[0]
+            case(prefix, "build", b_status, ch.build.errors, first_error or f"build {ch.build.status}",
+                 ch.build.seconds)
         for c in ch.cases:
             case(f"{prefix}.{c.set}", c.name, c.status, c.message, c.summary, c.seconds)
         for k, v in counts.items():
