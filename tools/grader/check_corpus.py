@@ -2,7 +2,8 @@
 """Proves the grader bites: grades the reference solutions and every known-wrong submission of the
 corpus, and exits 0 only if every solution passes and every wrong submission is rejected. Needs a GPU.
 
-    python3 tools/grader/check_corpus.py [--out DIR] [--jobs N] [--ninja-jobs N] [--sanitize] [--seed N]
+    python3 tools/grader/check_corpus.py [--out DIR] [--chapters a,b] [--jobs N] [--ninja-jobs N] [--sanitize]
+                                         [--seed N] [--write-submissions DIR]
 
 Submissions it grades (each in its own build tree, built with Ninja, several at once):
   solutions          the repository's solutions/ (every chapter): must PASS
@@ -34,16 +35,20 @@ CORPUS = HERE / "corpus"
 REJECTED = ("failed", "compile_error", "rejected")
 
 
-def corpus_entries(repo: pathlib.Path, chapters, corpus: pathlib.Path = CORPUS):
-    """[(submission name, chapter, source file, what is wrong)] for the skeletons and the corpus.
-    Raises ValueError for a malformed entry (no exercise file, no README, unknown chapter folder)."""
+def corpus_entries(repo: pathlib.Path, chapters, corpus: pathlib.Path = CORPUS, all_chapters=None):
+    """[(submission name, chapter, source file, what is wrong)] for the skeletons and the corpus
+    entries of `chapters`. Raises ValueError for a malformed entry (no exercise file, no README) or
+    a corpus folder that matches no gradable chapter (of `all_chapters`, default `chapters`)."""
+    known = {c.folder for c in (all_chapters or chapters)}
     by_folder = {c.folder: c for c in chapters}
     entries = [(f"{c.name}--skeleton", c, repo / "exercises" / c.exercise_path, "the untouched skeleton")
                for c in chapters]
     for folder in sorted(p for p in corpus.iterdir() if p.is_dir()) if corpus.is_dir() else []:
+        if folder.name not in known:
+            raise ValueError(f"{folder}: no gradable chapter has the folder {folder.name!r}")
         ch = by_folder.get(folder.name)
         if ch is None:
-            raise ValueError(f"{folder}: no gradable chapter has the folder {folder.name!r}")
+            continue  # a chapter left out with --chapters
         for entry in sorted(p for p in folder.iterdir() if p.is_dir()):
             src, readme = entry / ch.exercise, entry / "README.md"
             if not src.is_file() or not readme.is_file():
@@ -132,6 +137,8 @@ def main(argv=None) -> int:
     p.add_argument("--sanitize", action="store_true", help="also run compute-sanitizer memcheck")
     p.add_argument("--keep-builds", action="store_true", help="keep the build trees")
     p.add_argument("--chapters", help="comma-separated chapters (default: all with an exercise)")
+    p.add_argument("--write-submissions", type=pathlib.Path, metavar="DIR",
+                   help="only write the submissions (one folder each) into DIR and exit: a class to try grade.py on")
     p.add_argument("--repo", type=pathlib.Path, default=HERE.parent.parent, help=argparse.SUPPRESS)
     p.add_argument("--corpus", type=pathlib.Path, default=CORPUS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -139,6 +146,7 @@ def main(argv=None) -> int:
     start = time.monotonic()
     repo = args.repo.resolve()
     chapters, notes = repo_mod.discover(repo)
+    all_chapters = list(chapters)
     if args.chapters:
         only = [c.strip() for c in args.chapters.split(",") if c.strip()]
         unknown = [c for c in only if c not in [ch.name for ch in chapters]]
@@ -148,11 +156,15 @@ def main(argv=None) -> int:
         chapters = [c for c in chapters if c.name in only]
     try:
         cfg_path = args.corpus / "corpus.toml"
-        cfg = config_mod.load(cfg_path if cfg_path.is_file() else None, [c.name for c in chapters])
-        entries = corpus_entries(repo, chapters, args.corpus)
+        cfg = config_mod.load(cfg_path if cfg_path.is_file() else None, [c.name for c in all_chapters])
+        entries = corpus_entries(repo, chapters, args.corpus, all_chapters)
     except (config_mod.ConfigError, ValueError) as e:
         print(f"check_corpus.py: error: {e}", file=sys.stderr)
         return 2
+    if args.write_submissions:
+        subs = make_submissions(repo, chapters, entries, args.write_submissions.resolve())
+        print(f"wrote {len(subs)} submissions into {args.write_submissions}")
+        return 0
     cfg.seed = args.seed if args.seed is not None else secrets.randbelow(2**62) + 1
     cfg.speed = True
     cfg.sanitize = cfg.sanitize or args.sanitize
