@@ -3,10 +3,12 @@
   find the submitted chapters -> merge them over the skeletons -> configure a build tree of its own
   -> build each chapter's targets (test_<name>_exercise and <name>; a compile error stops only that
   chapter) -> on the GPU, one submission at a time: every test case in its own process, public then
-  hidden; the speed run; the sanitizer -> verdicts -> reports.
+  hidden; the sanitizer -> (after every submission is built) the speed runs -> verdicts -> reports.
 
-Several submissions build at once (config [build] jobs); the GPU steps take a lock, so timings never
-share the GPU with another student's tests. Every step has a timeout.
+Several submissions build at once (config [build] jobs); the GPU steps take a lock, so no two
+submissions share the GPU. The speed runs wait until every build has finished and run one at a
+time (only the chapter executable is kept until then), so no compiler competes with a timed run.
+Every step has a timeout.
 """
 from __future__ import annotations
 
@@ -123,6 +125,8 @@ class Grader:
         self._say = say
         self._print_lock = threading.Lock()
         self.gpu_lock = threading.Lock()
+        self._deferred: list[tuple] = []     # speed runs waiting for every build to finish
+        self._deferred_lock = threading.Lock()
         self.redact = _redactor(cfg)
         cores = os.cpu_count() or 2
         self.jobs = cfg.jobs or max(1, cores // 4)
@@ -173,7 +177,10 @@ class Grader:
                  f"{self.ninja_jobs} compile jobs each")
         self.preflight()
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            results = list(pool.map(lambda pn: self.grade_one(*pn), zip(submissions, names)))
+            graded = list(pool.map(lambda pn: self.grade_one(*pn), zip(submissions, names)))
+        self.run_deferred_speed()
+        results = [self.finalize(st, broken, start) for st, broken, start in graded]
+        shutil.rmtree(self.work / "_speed", ignore_errors=True)
         try:
             self.work.rmdir()  # only if empty (build trees removed)
         except OSError:
@@ -205,8 +212,9 @@ class Grader:
             cmd.append(f"-DCMAKE_CUDA_ARCHITECTURES={self.cfg.cuda_architectures}")
         return cmd + self.cfg.cmake_args
 
-    def grade_one(self, path: pathlib.Path, name: str) -> StudentResult:
-        """One submission, start to finish; never raises for the submission's sake."""
+    def grade_one(self, path: pathlib.Path, name: str):
+        """One submission up to its speed runs (which wait for every build to finish: see
+        run_deferred_speed); never raises for the submission's sake. Returns what finalize() needs."""
         start = time.monotonic()
         st = StudentResult(name, str(path))
         folder = self.student_dir(name)
@@ -221,16 +229,38 @@ class Grader:
         except Exception as e:  # a bug of the grader must not lose the other students
             st.warnings.append(f"grader error: {type(e).__name__}: {e}")
             broken = [ch for ch in st.chapters if ch.status == "pending"]
+        return st, broken, start
+
+    def finalize(self, st: StudentResult, broken: list[ChapterResult], start: float) -> StudentResult:
+        """Verdicts and the student's reports, once everything has run."""
         for ch in st.chapters:
             ch.derive_status()
         for ch in broken:  # unfinished: whatever ran, no verdict
             ch.status, ch.detail = "error", f"grader error: {st.warnings[-1]}"
         st.seconds = time.monotonic() - start
+        folder = self.student_dir(st.name)
         reports.write_student(folder, st, self.run)
         t = st.totals()
-        self.say(f"[{name}] done in {st.seconds:.0f} s: {t['chapters_passed']}/{t['chapters_submitted']} chapters "
-                 f"passed -> {folder / 'report.md'}")
+        self.say(f"[{st.name}] {t['chapters_passed']}/{t['chapters_submitted']} chapters passed "
+                 f"-> {folder / 'report.md'}")
         return st
+
+    def run_deferred_speed(self) -> None:
+        """The speed runs, one at a time, after every build has finished: no compiler competes with
+        the timed runs for the machine. Each fills in the placeholder case left by run_chapter()."""
+        if self._deferred:
+            self.say(f"speed runs: {len(self._deferred)} (every build has finished)")
+        for name, ch, cr, exe, logs, placeholder in self._deferred:
+            try:
+                case = self.run_speed(ch, cr, exe, logs, placeholder.name)
+            except Exception as e:  # a grader bug costs this case only
+                case = CaseResult("speed", placeholder.name, ERROR, summary=f"grader error: {type(e).__name__}: {e}")
+                case.message = case.summary
+            for field in ("status", "seconds", "message", "summary", "log"):
+                setattr(placeholder, field, getattr(case, field))
+            self.say(f"[{name}] {ch.name} {placeholder.label}: {placeholder.status}"
+                     + (f" ({cr.speed.ratio:.2f}x the solution's speed)" if cr.speed else ""))
+        self._deferred.clear()
 
     def _grade_into(self, st: StudentResult, path: pathlib.Path, logs: pathlib.Path) -> None:
         if not path.is_dir():
@@ -351,10 +381,15 @@ class Grader:
                 cr.cases.append(CaseResult("speed", speed_name, NOT_RUN, summary="not run: a test case did not pass"))
                 cr.speed_note = "not measured: the tests did not all pass"
             else:
-                case = self.run_speed(ch, cr, build, logs, speed_name)
-                self.say(f"[{name}] {ch.name} {case.label}: {case.status}"
-                         + (f" ({cr.speed.ratio:.2f}x the solution's speed)" if cr.speed else ""))
-                cr.cases.append(case)
+                # Keep only the executable (the build tree goes); time it once every build is done.
+                keep = self.work / "_speed" / name / ch.name
+                keep.mkdir(parents=True, exist_ok=True)
+                exe_copy = keep / ch.exe_target
+                shutil.copy2(build / "bin" / ch.exe_target, exe_copy)
+                placeholder = CaseResult("speed", speed_name, NOT_RUN, summary="not run (the grader stopped)")
+                cr.cases.append(placeholder)
+                with self._deferred_lock:
+                    self._deferred.append((name, ch, cr, exe_copy, logs, placeholder))
         if self.cfg.sanitize:
             hung = any(c.status == TIMEOUT for c in cr.cases)
             for tool in self.cfg.sanitize_tools:
@@ -421,11 +456,10 @@ class Grader:
             case.status = PASSED
         return case
 
-    def run_speed(self, ch: Chapter, cr: ChapterResult, build: pathlib.Path, logs: pathlib.Path,
+    def run_speed(self, ch: Chapter, cr: ChapterResult, exe: pathlib.Path, logs: pathlib.Path,
                   speed_name: str) -> CaseResult:
         """The chapter executable on its default problem with the exercise and the solution (same run):
         the exercise must be correct there too (checked before and after timing); gives the speed."""
-        exe = build / "bin" / ch.exe_target
         out_json = logs / f"{ch.name}_speed.json"
         out_json.unlink(missing_ok=True)
         log = logs / f"{ch.name}_speed.log"
@@ -434,7 +468,7 @@ class Grader:
             cmd += ["--seed", str(self.cfg.seed % (2**63 - 1))]
         cmd += self.cfg.speed_args + self.cfg.chapter(ch.name).speed_args
         timeout = self.cfg.speed_timeout_of(ch.name)
-        res = process.run_bounded(cmd, timeout, cwd=build, env=_clean_env(), log_path=log)
+        res = process.run_bounded(cmd, timeout, cwd=exe.parent, env=_clean_env(), log_path=log)
         case = CaseResult("speed", speed_name, ERROR, res.seconds, log=self.rel(log))
         text = self.redact(res.output_tail)
         tail = "\n".join(text.strip().splitlines()[-15:])
