@@ -166,6 +166,9 @@ def main(argv=None) -> int:
         print(f"wrote {len(subs)} submissions into {args.write_submissions}")
         return 0
     cfg.seed = args.seed if args.seed is not None else secrets.randbelow(2**62) + 1
+    if (args.sanitize or cfg.sanitize) and not shutil.which(grading.resolve_program(cfg.sanitizer)[0]):
+        print(f"check_corpus.py: error: --sanitize: {cfg.sanitizer[0]!r} not found", file=sys.stderr)
+        return 2
     cfg.speed = True
     cfg.sanitize = cfg.sanitize or args.sanitize
     cfg.keep_builds = cfg.keep_builds or args.keep_builds

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import shutil
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -72,6 +73,9 @@ def setup(args):
             if value < 1:
                 raise config_mod.ConfigError(f"--{flag.replace('_', '-')}: must be at least 1")
             setattr(cfg, attr, value)
+    for what, cmd in (("[build] cmake", cfg.cmake), ("[sanitize] command", cfg.sanitizer if cfg.sanitize else None)):
+        if cmd is not None and not shutil.which(grading.resolve_program(cmd)[0]):
+            raise config_mod.ConfigError(f"{what}: {cmd[0]!r} not found (on PATH or in the CUDA Toolkit's bin/)")
     grader = grading.Grader(repo, chapters, cfg, args.out, args.work, only)
     return grader, notes
 

@@ -250,6 +250,11 @@ class SetupTest(unittest.TestCase):
                 rc = grade.main(["--repo", str(fake), "--chapters", "nosuch", str(sub)])
             self.assertEqual(rc, 2)
             self.assertIn("unknown nosuch", err.getvalue())
+            cfg.write_text('[sanitize]\ncommand = "no-such-sanitizer-here"\n')
+            with redirect_stdout(io.StringIO()), redirect_stderr(err):
+                rc = grade.main(["--repo", str(fake), "--config", str(cfg), "--sanitize", str(sub)])
+            self.assertEqual(rc, 2)
+            self.assertIn("'no-such-sanitizer-here' not found", err.getvalue())
 
 
 if __name__ == "__main__":
