@@ -41,8 +41,13 @@ class SetupError(RuntimeError):
 
 
 def _clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The grader's environment without any TUTORIAL_* variable, plus `extra`."""
+    """The grader's environment without any TUTORIAL_* variable, plus `extra`. If nvcc is not on
+    PATH, the CUDA Toolkit's bin/ is added (CMake needs nvcc to configure)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUTORIAL_")}
+    if not shutil.which("nvcc", path=env.get("PATH")):
+        nvcc = resolve_program(["nvcc"])[0]
+        if os.sep in nvcc:
+            env["PATH"] = os.path.dirname(nvcc) + os.pathsep + env.get("PATH", "")
     env.update(extra or {})
     return env
 
