@@ -20,12 +20,14 @@ namespace transpose {
 
 /// Threads per block: 4 warps transpose a 32 x 32 tile, 8 elements per thread.
 constexpr int kV8Threads = 128;
-/// Shared-memory stages: the load of tile i + 1 and the store of tile i - 1 overlap tile i.
-constexpr int kV8Stages = 2;
-/// Bytes of one tile (what each TMA load delivers, out-of-bounds zeros included).
-constexpr unsigned kV8TileBytes = kTile * kTile * sizeof(float);
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Shared-memory stages: the load of tile i + 1 and the store of tile i - 1 overlap tile i.
+constexpr int kV8Stages = 2;
+// Bytes of one tile (what each TMA load delivers, out-of-bounds zeros included).
+constexpr unsigned kV8TileBytes = kTile * kTile * sizeof(float);
+static_assert(kV8Stages == 2, "the kernel flips between two stages with s ^ 1");
+
 // The PTX instructions used below, one thin wrapper each (PTX ISA 8.0, sm_90).
 
 /// Shared-memory address (32-bit, .shared window) of a generic pointer to shared memory.
