@@ -77,7 +77,14 @@ if want build && ! cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=R
 fi
 if want build; then
   grep -E "CUDA architectures|Catch2" "$out/logs/configure.log" | sed 's/^-- /- /' | tee -a "$summary"
-  if ! cmake --build "$build" -j "$(nproc)" >"$out/logs/build.log" 2>&1; then
+  targets=()
+  if [ -n "$only" ]; then  # only the named chapters' executables and tests
+    for ch in $only; do
+      for t in "$ch" "test_${ch}_cpu" "test_${ch}_gpu" "test_${ch}_exercise" "test_${ch}_solution"; do targets+=(--target "$t"); done
+    done
+    targets+=(--target test_common)
+  fi
+  if ! cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/logs/build.log" 2>&1; then
     say "build FAILED (logs/build.log)"; grep -E "error|FAILED" "$out/logs/build.log" | head -40; exit 1
   fi
   say "- build: ok ($(grep -ciE 'warning' "$out/logs/build.log") warning lines)"
