@@ -20,8 +20,8 @@ class CheckCorpusTest(unittest.TestCase):
         self.repo = support.make_fake_repo(self.root)
         self.corpus = self.root / "corpus"
         support.write(self.corpus / "corpus.toml",
-                      f"[build]\ncmake = {json.dumps(support.FAKE_CMAKE)}\njobs = 2\n[timeouts]\ntest = 5\n"
-                      "[chapters.alpha]\ntest_timeout = 3\n")
+                      f"[build]\ncmake = {json.dumps(support.FAKE_CMAKE)}\njobs = 2\n[timeouts]\ntest = 60\n"
+                      "[chapters.alpha]\ntest_timeout = 50\n")
         self.entry("fails_everything", "FAIL_ALL", "fails every case")
         self.entry("does_not_compile", "COMPILE_ERROR", "does not compile")
         self.entry("public_only", "FAIL_HIDDEN", "right only for the public seed")
