@@ -19,7 +19,7 @@ def spec_escape(name: str) -> str:
     return "".join("\\" + c if c in _SPEC_SPECIAL else c for c in name)
 
 
-def _strip_comments(src: str) -> str:
+def strip_comments(src: str) -> str:
     """C++ source without // and /* */ comments (string and character literals kept intact)."""
     out, i, n = [], 0, len(src)
     while i < n:
@@ -85,7 +85,7 @@ def test_case_names(source: str) -> list[str] | None:
     None when the source uses a macro whose case names are generated (TEMPLATE_TEST_CASE, ...)
     or a name is not a plain literal: the grader then runs the executable as a single case.
     """
-    text = _strip_comments(source)
+    text = strip_comments(source)
     if re.search(r"\b(TEMPLATE_\w*TEST_CASE\w*|TEMPLATE_LIST_TEST_CASE\w*|METHOD_AS_TEST_CASE|REGISTER_TEST_CASE)\s*\(", text):
         return None
     literals = _literal_spans(text)

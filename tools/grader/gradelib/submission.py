@@ -19,10 +19,15 @@ import re
 import shutil
 import stat
 
+from . import catch2
 from .repo import Chapter
 
 MAX_FILE_BYTES = 1024 * 1024
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
+# The tests read TUTORIAL_SEED and TUTORIAL_EXTRA_SIZES from the environment of their own process,
+# which the exercise shares: code that writes the environment could turn the hidden cases back
+# into the public ones. No exercise needs to.
+_ENVIRONMENT = re.compile(r"\b(setenv|unsetenv|putenv|clearenv)\s*\(|\benviron\b|TUTORIAL_")
 
 
 @dataclasses.dataclass
@@ -66,6 +71,12 @@ def check_file(path: pathlib.Path, repo: pathlib.Path, chapter: Chapter, sub: Su
         return
     data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
+    code = catch2.strip_comments(text)  # a comment may mention anything; code and strings may not
+    env = _ENVIRONMENT.search(code)
+    if env:
+        sub.rejected = (f"{sub.shown_as} uses {env.group(0).rstrip('(').strip()!r}: exercise code must not touch "
+                        "the environment the tests read")
+        return
     for inc in _INCLUDE.findall(text):
         parts = pathlib.PurePosixPath(inc.replace("\\", "/")).parts
         if "solutions" in parts:

@@ -61,6 +61,15 @@ class SubmissionTest(unittest.TestCase):
         found, _ = self.find("grace", {"01_alpha/alpha.cu": "x" * (submission.MAX_FILE_BYTES + 1)})
         self.assertIn("limit", found["alpha"].rejected)
 
+        found, _ = self.find("olivia", {"01_alpha/alpha.cu": 'static int x = unsetenv("TUTORIAL_SEED");\n',
+                                        "02_beta/beta.cu": "// TUTORIAL_SEED and setenv( in a comment are fine\n"
+                                                           "extern char** environ;\n"})
+        self.assertIn("'unsetenv'", found["alpha"].rejected)
+        self.assertIn("'environ'", found["beta"].rejected)
+        found, _ = self.find("peggy", {"01_alpha/alpha.cu": 'const char* k = "// not a comment";  // TUTORIAL_ ok\n'
+                                                            "/* setenv(x) */ int y = 0;\n"})
+        self.assertEqual(found["alpha"].rejected, "")
+
         found, _ = self.find("heidi", {"01_alpha/alpha.cu": '#include "/etc/passwd"\n'})
         self.assertEqual(found["alpha"].rejected, "")
         self.assertIn("check it by hand", found["alpha"].warnings[0])
