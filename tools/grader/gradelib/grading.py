@@ -23,7 +23,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from . import VERSION, catch2, process, reports, submission
+from . import VERSION, catch2, process, reports, submission, symbols
 from .config import Config
 from .repo import Chapter
 from .results import (CRASHED, ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, TIMEOUT, BuildResult, CaseResult,
@@ -357,6 +357,19 @@ class Grader:
                 cr.status = "compile_error"
                 cr.detail = (cr.build.errors.splitlines() or [cr.build.status])[0]
             self.say(f"[{name}] {ch.name}: build {cr.build.status.upper()}")
+            return False
+        if not ch.symbols:
+            cr.warnings.append("symbol check skipped: the chapter names no EXERCISE_SYMBOLS")
+            return tests_ok
+        bad, note = symbols.check_build(build, ch.test_target, ch.exercise, ch.symbols)
+        if note:
+            cr.warnings.append(note)
+        if bad:
+            more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+            cr.status = "rejected"
+            cr.detail = (f"the exercise defines with external linkage what it must not (it would replace the "
+                         f"project's code at link time): {'; '.join(bad[:3])}{more}")
+            self.say(f"[{name}] {ch.name}: REJECTED (symbols)")
             return False
         return tests_ok
 

@@ -27,6 +27,7 @@ class Chapter:
     exercise: str             # e.g. "add_float4.cu": the one file a student edits
     test_sources: list[str]   # e.g. ["chapters/01_elementwise/test_exercise.cpp"] (repository-relative)
     test_names: list[str]     # TEST_CASE names found in them ([] means: run the executable whole)
+    symbols: list[str] = dataclasses.field(default_factory=list)  # EXERCISE_SYMBOLS: the entry points
 
     @property
     def test_target(self) -> str:
@@ -127,5 +128,5 @@ def discover(repo: pathlib.Path) -> tuple[list[Chapter], list[str]]:
                 notes.append(f"{folder}: {t} has test cases the grader cannot list; they run as one case")
                 break
             names.extend(found)
-        chapters.append(Chapter(name, folder, exercise, sources, names))
+        chapters.append(Chapter(name, folder, exercise, sources, names, list(args.get("EXERCISE_SYMBOLS") or [])))
     return chapters, notes
