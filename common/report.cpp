@@ -104,10 +104,10 @@ void print_table(std::ostream& os, const ProblemResult& p) {
       os << (c == 0 ? "" : "  ") << (left ? s + (c + 1 == cells[l].size() ? "" : pad) : pad + s);
     }
     os << "\n";
-    if (l == 0) {
-      std::size_t total = 0;
-      for (auto w : width) total += w + 2;
-      os << std::string(total - 2, '-') << "\n";
+    if (l == 0) {  // the rule spans the columns up to the header of the last (a skip reason may be long)
+      std::size_t total = cells[0].back().size();
+      for (std::size_t c = 0; c + 1 < width.size(); ++c) total += width[c] + 2;
+      os << std::string(total, '-') << "\n";
     }
   }
 }

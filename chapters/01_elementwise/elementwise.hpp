@@ -62,22 +62,23 @@ constexpr float kAlpha = 0.75f;
 /// Bias of the fused operation.
 constexpr float kBeta = -0.25f;
 
-/// @name The add ladder (one file each: v0_block32.cu ... v4_float4_ilp.cu)
+/// @name The add ladder (one file each: v0_block32.cu ... v5_float4_full_grid.cu)
 /// @{
 void launch_add_v0_block32(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream);
 void launch_add_v1_block256(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream);
 void launch_add_v2_grid_stride(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream);
 void launch_add_v3_float4(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream);
 void launch_add_v4_float4_ilp(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream);
+void launch_add_v5_float4_full_grid(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream);
 /// @}
 
 /// @name Roofs (roofs.cu): what moving the bytes alone costs
 /// @{
-void launch_copy_float4_ilp(const float* in, float* out, std::int64_t n, cudaStream_t stream);
+void launch_copy_float4(const float* in, float* out, std::int64_t n, cudaStream_t stream);
 void launch_copy_memcpy(const float* in, float* out, std::int64_t n, cudaStream_t stream);
 /// @}
 
-/// @name Other operations on the v4 kernel, and fusion (ops.cu)
+/// @name Other operations on the v5 kernel, and fusion (unary_ops.cu)
 /// @{
 void launch_relu(const float* x, float* y, std::int64_t n, cudaStream_t stream);
 void launch_sigmoid(const float* x, float* y, std::int64_t n, cudaStream_t stream);

@@ -1,5 +1,5 @@
 /// @file
-/// @brief One-input operations on v4's loop: the copy roof, ReLU, sigmoid, and fusion.
+/// @brief One-input operations on v5's kernel: the copy roof, ReLU, sigmoid, and fusion.
 ///
 /// Every operation here moves the same bytes per element as a copy (one read, one write), so
 /// all of them should run at the copy kernel's speed: on a GPU, elementwise arithmetic is free
@@ -14,46 +14,30 @@
 
 namespace elementwise {
 
-/// float4s each thread loads before it stores any (as in v4).
-constexpr int kMapUnroll = 4;
-
-/// @brief y[i] = op(x[i]) with v4's structure: float4 accesses, kMapUnroll loads in flight,
-/// scalar head and tail. No `__restrict__`: the unfused pipeline runs it in place (x == y).
+/// @brief y[i] = op(x[i]) with v5's mapping: one float4 per thread over a grid that covers
+/// the array, scalar head and tail. No `__restrict__`: the unfused pipeline runs it in place
+/// (x == y), which each thread does safely (it reads its elements before writing them).
 template <class Op>
-__global__ void map_float4_ilp(const float* x, float* y, std::int64_t n, std::int64_t head, Op op) {
+__global__ void map_float4(const float* x, float* y, std::int64_t n, std::int64_t head, Op op) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t n_vec = (n - head) / 4;
-  const float4* x4 = reinterpret_cast<const float4*>(x + head);
-  float4* y4 = reinterpret_cast<float4*>(y + head);
-  const std::int64_t block_span = static_cast<std::int64_t>(blockDim.x) * kMapUnroll;
-  const std::int64_t grid_span = block_span * gridDim.x;
-  for (std::int64_t base = blockIdx.x * block_span + threadIdx.x; base < n_vec; base += grid_span) {
-    float4 v[kMapUnroll];
-#pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) {
-      const std::int64_t k = base + u * static_cast<std::int64_t>(blockDim.x);
-      if (k < n_vec) v[u] = x4[k];
-    }
-#pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) {
-      const std::int64_t k = base + u * static_cast<std::int64_t>(blockDim.x);
-      if (k < n_vec) y4[k] = make_float4(op(v[u].x), op(v[u].y), op(v[u].z), op(v[u].w));
-    }
+  const std::int64_t tail_start = head + 4 * n_vec;
+  if (t < n_vec) {
+    const float4 v = reinterpret_cast<const float4*>(x + head)[t];
+    reinterpret_cast<float4*>(y + head)[t] = make_float4(op(v.x), op(v.y), op(v.z), op(v.w));
   }
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = first; i < head; i += stride) y[i] = op(x[i]);
-  for (std::int64_t i = head + 4 * n_vec + first; i < n; i += stride) y[i] = op(x[i]);
+  if (t < head) y[t] = op(x[t]);
+  if (t < n - tail_start) y[tail_start + t] = op(x[tail_start + t]);
 }
 
-/// Launches map_float4_ilp<Op> with a full-wave grid.
+/// Launches map_float4<Op> with one thread per float4.
 template <class Op>
 void launch_map(const float* x, float* y, std::int64_t n, cudaStream_t stream, Op op = Op{}) {
   if (n <= 0) return;
   constexpr int kThreads = 256;
   const std::int64_t head = float4_peel(n, x, x, y);
-  const std::int64_t work = std::max((n - head) / 4, head) + 1;
-  const unsigned blocks = tut::grid_stride_blocks(map_float4_ilp<Op>, work, kThreads, kThreads * kMapUnroll);
-  map_float4_ilp<Op><<<blocks, kThreads, 0, stream>>>(x, y, n, head, op);
+  const std::int64_t threads_needed = std::max({(n - head) / 4, head, std::int64_t{3}});
+  map_float4<Op><<<tut::blocks_for(threads_needed, kThreads), kThreads, 0, stream>>>(x, y, n, head, op);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -83,8 +67,8 @@ struct AxpbRelu {
   __device__ float operator()(float x) const { return fmaxf(fmaf(kAlpha, x, kBeta), 0.0f); }
 };
 
-/// @brief The best copy kernel: v4's loop with nothing to compute. The roof for our kernels.
-void launch_copy_float4_ilp(const float* in, float* out, std::int64_t n, cudaStream_t stream) {
+/// @brief The best copy kernel: v5's mapping with nothing to compute. The roof for our kernels.
+void launch_copy_float4(const float* in, float* out, std::int64_t n, cudaStream_t stream) {
   launch_map<Identity>(in, out, n, stream);
 }
 
@@ -94,10 +78,10 @@ void launch_copy_memcpy(const float* in, float* out, std::int64_t n, cudaStream_
   CUDA_CHECK(cudaMemcpyAsync(out, in, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, stream));
 }
 
-/// @brief y = relu(x) on v4's loop: same bytes as a copy, so the same time.
+/// @brief y = relu(x) on v5's kernel: same bytes as a copy, so the same time.
 void launch_relu(const float* x, float* y, std::int64_t n, cudaStream_t stream) { launch_map<Relu>(x, y, n, stream); }
 
-/// @brief y = sigmoid(x) on v4's loop: an exp and a division per element, still memory-bound.
+/// @brief y = sigmoid(x) on v5's kernel: an exp and a division per element, still memory-bound.
 void launch_sigmoid(const float* x, float* y, std::int64_t n, cudaStream_t stream) {
   launch_map<Sigmoid>(x, y, n, stream);
 }
