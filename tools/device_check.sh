@@ -130,7 +130,7 @@ if want sanitize && [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/nu
         extra=()
         [ "$tool" = memcheck ] && extra=(--leak-check full)
         log="$out/logs/sanitize_${ch}_${kind}_${tool}.log"
-        TUTORIAL_SANITIZE=1 timeout 900 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+        TUTORIAL_SANITIZE=1 timeout 200 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
           "$exe" "~[large]" >"$log" 2>&1
         rc=$?
         errors=$(grep -E "SUMMARY" "$log" | tail -1 | grep -oE "[0-9]+ errors?" | grep -oE "[0-9]+" || echo "?")
@@ -149,7 +149,7 @@ say "## Chapters"
 for ch in "${chapters[@]}"; do
   exe="$build/bin/$ch"
   [ -x "$exe" ] || continue
-  "$exe" --json "$out/results/$ch.json" >"$out/logs/run_$ch.log" 2>&1
+  timeout 400 "$exe" --json "$out/results/$ch.json" >"$out/logs/run_$ch.log" 2>&1
   rc=$?
   say ""
   say "### $ch (exit $rc)"
