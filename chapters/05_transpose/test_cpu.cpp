@@ -1,5 +1,6 @@
 // CPU tests of chapter 05: the reference and the check, the tile orders (permutations), the
-// bank-conflict claims of v2, v3, v5 and v7 (simulated bank by bank), and the registry.
+// bank-conflict claims of v2, v3, v5, v8, v9 and the tuning search (simulated bank by bank), the
+// kernels' index arithmetic, and the registries (chapter and search).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "common/testing.hpp"
 #include "tiles.cuh"
 #include "transpose.hpp"
+#include "tune.hpp"
 
 using namespace transpose;
 
@@ -159,10 +161,221 @@ TEST_CASE("the registry: unique names, ladder in order, roofs and libraries", "[
     if (v.output == Output::copied) ++copies;
     if (v.info.kind == tut::Kind::library) ++libraries;
   }
-  REQUIRE(ladder == 9);
+  REQUIRE(ladder == 10);
   REQUIRE(copies == 3);  // copy_tile, copy_shared, cudaMemcpy
   REQUIRE(libraries == 2);
   REQUIRE(names.count("cublasSgeam") == 1);
   REQUIRE(names.count("cudaMemcpy") == 1);
   REQUIRE(bytes_moved(8192, 1024) == 8.0 * 8192.0 * 1024.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// v9 and the tuning search: tile order, the kernels' strength-reduced positions, bank conflicts
+// of every tile shape and thread count searched, the TMA variants' diagonal walk, the registry.
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("the banded tile order visits every tile once; band 1 is row-major, band 0 column-major",
+          "[transpose][tiles]") {
+  for (const unsigned tr : {1u, 2u, 3u, 7u, 8u, 9u, 33u, 65u}) {
+    for (const unsigned tc : {1u, 2u, 5u, 32u, 129u}) {
+      for (const unsigned band : {0u, 1u, 2u, 3u, 8u, 32u, 1000u}) {
+        std::set<std::pair<std::int64_t, std::int64_t>> seen;
+        for (unsigned id = 0; id < tr * tc; ++id) {
+          const TileCoord t = tile_banded(id, tr, tc, band);
+          INFO(tr << " x " << tc << " tiles, band " << band << ", id " << id);
+          REQUIRE((t.row >= 0 && t.row < tr && t.col >= 0 && t.col < tc));
+          seen.insert({t.row, t.col});
+          if (band == kRowMajor) {
+            REQUIRE(t.row == id / tc);
+            REQUIRE(t.col == id % tc);
+          }
+          if (band == kColMajor) {
+            REQUIRE(t.row == id % tr);
+            REQUIRE(t.col == id / tr);
+          }
+        }
+        REQUIRE(seen.size() == static_cast<std::size_t>(tr) * tc);
+      }
+    }
+  }
+  // Bands of 8 over 20 x 4 tiles: ids 0..7 go down column 0 of band 0, id 8 starts column 1;
+  // the last band (rows 16..19) has 4 rows.
+  REQUIRE(tile_banded(7, 20, 4, 8).row == 7);
+  REQUIRE(tile_banded(8, 20, 4, 8).col == 1);
+  REQUIRE(tile_banded(8, 20, 4, 8).row == 0);
+  REQUIRE(tile_banded(64, 20, 4, 8).row == 16);
+  REQUIRE(tile_banded(68, 20, 4, 8).col == 1);
+}
+
+namespace {
+
+/// The tile shapes and thread counts the wide-tile kernels are instantiated with (and more).
+struct WideShape {
+  int rows, cols, threads;
+};
+
+std::vector<WideShape> wide_shapes() {
+  std::vector<WideShape> list;
+  for (int rows : {32, 64, 128, 256})
+    for (int cols : {32, 64, 128, 256})
+      for (int threads : {128, 256, 512, 1024})
+        if (rows * cols % (4 * threads) == 0) list.push_back({rows, cols, threads});
+  return list;
+}
+
+bool same(TilePos a, TilePos b) { return a.row == b.row && a.col == b.col; }
+
+}  // namespace
+
+TEST_CASE("the kernels' first-position-plus-step form equals the lane maps", "[transpose][tiles]") {
+  for (const auto& s : wide_shapes()) {
+    INFO(s.rows << " x " << s.cols << " tile, " << s.threads << " threads");
+    const int loads4 = s.rows * s.cols / 4 / s.threads, loads1 = 4 * loads4;
+    for (int t = 0; t < s.threads; ++t) {
+      for (int i = 0; i < loads4; ++i) {
+        const TilePos d = wide_step(i, s.threads, s.cols / 4, 4), e = wide_store_vec_step(i, s.threads, s.rows);
+        const TilePos p0 = wide_load_vec(t, s.cols), p = wide_load_vec(t + i * s.threads, s.cols);
+        REQUIRE(same(p, {p0.row + d.row, p0.col + d.col}));
+        const TilePos w0 = wide_store_vec(t, s.rows), w = wide_store_vec(t + i * s.threads, s.rows);
+        REQUIRE(same(w, {w0.row + e.row, w0.col + e.col}));
+      }
+      for (int i = 0; i < loads1; ++i) {
+        const TilePos d = wide_step(i, s.threads, s.cols, 1), e = wide_step(i, s.threads, s.rows, 1);
+        const TilePos p0 = wide_load_scalar(t, s.cols), p = wide_load_scalar(t + i * s.threads, s.cols);
+        REQUIRE(same(p, {p0.row + d.row, p0.col + d.col}));
+        const TilePos w0 = wide_store_scalar(t, s.rows), w = wide_store_scalar(t + i * s.threads, s.rows);
+        REQUIRE(same(w, {w0.row + e.row, w0.col + e.col}));
+      }
+    }
+  }
+  // The copy's 1 x 1024 tile: 256 threads walk one row, 4 floats (one float4) apart.
+  for (int i = 0; i < 4; ++i) REQUIRE(same(wide_step(i, 256, 1024, 1), {0, 256 * i}));
+  REQUIRE(same(wide_step(1, 256, 256, 4), {1, 0}));
+}
+
+TEST_CASE("the wide tiles are conflict-free in both phases and every element moves once", "[transpose][banks]") {
+  for (const auto& s : wide_shapes()) {
+    INFO(s.rows << " x " << s.cols << " tile, " << s.threads << " threads");
+    const int n4 = s.rows * s.cols / 4;  // float4s per tile
+    // Load phase, float4 stores into the swizzled tile: per quarter-warp (8 lanes, one 128-bit
+    // wavefront), 8 different 16-byte slots; and the float4s cover the tile once.
+    std::set<int> chunks;
+    for (int q0 = 0; q0 < n4; q0 += 8) {
+      std::set<int> slots;
+      for (int q = q0; q < q0 + 8; ++q) {
+        const TilePos p = wide_load_vec(q, s.cols);
+        const int at = swizzled_offset(p.row, p.col, s.cols);
+        REQUIRE(at % 4 == 0);
+        slots.insert((at / 4) % 8);
+        chunks.insert(at / 4);
+      }
+      REQUIRE(slots.size() == 8u);
+    }
+    REQUIRE(static_cast<int>(chunks.size()) == n4);
+    // Store phase, float4 stores to B: each of the 4 column reads of a warp hits 32 banks; the
+    // float4s of B's tile are covered once.
+    std::set<std::pair<int, int>> out;
+    for (int w = 0; w < n4 / 32; ++w) {
+      for (int j = 0; j < 4; ++j) {
+        REQUIRE(conflict_degree(32, [&](int lane) {
+                  const TilePos p = wide_store_vec(32 * w + lane, s.rows);
+                  return swizzled_offset(p.col + j, p.row, s.cols);  // A tile (row p.col + j, col p.row)
+                }) == 1);
+      }
+      for (int lane = 0; lane < 32; ++lane) {
+        const TilePos p = wide_store_vec(32 * w + lane, s.rows);
+        REQUIRE((p.row >= 0 && p.row < s.cols && p.col >= 0 && p.col < s.rows && p.col % 4 == 0));
+        out.insert({p.row, p.col});
+      }
+    }
+    REQUIRE(static_cast<int>(out.size()) == n4);
+    // Scalar accesses (warp = 32 consecutive q): loads into the swizzled tile (scalar-load,
+    // float4-store configurations) and into the padded tile, stores from the padded tile.
+    for (int w = 0; w < s.rows * s.cols / 32; ++w) {
+      REQUIRE(conflict_degree(32, [&](int lane) {
+                const TilePos p = wide_load_scalar(32 * w + lane, s.cols);
+                return swizzled_offset(p.row, p.col, s.cols);
+              }) == 1);
+      REQUIRE(conflict_degree(32, [&](int lane) {
+                const TilePos p = wide_load_scalar(32 * w + lane, s.cols);
+                return p.row * (s.cols + 1) + p.col;
+              }) == 1);
+      REQUIRE(conflict_degree(32, [&](int lane) {
+                const TilePos p = wide_store_scalar(32 * w + lane, s.rows);
+                return p.col * (s.cols + 1) + p.row;  // A tile (row p.col, col p.row), padded
+              }) == 1);
+    }
+    // Why float4 loads require float4 stores: scalar column reads of the swizzled tile see only
+    // 8 banks, a 4-way conflict.
+    REQUIRE(conflict_degree(32, [&](int lane) {
+              const TilePos p = wide_store_scalar(lane, s.rows);
+              return swizzled_offset(p.col, p.row, s.cols);
+            }) == 4);
+  }
+}
+
+TEST_CASE("the TMA variants' diagonal walk is conflict-free on both boxes and covers each element once",
+          "[transpose][banks]") {
+  struct Box {
+    int rows, cols;
+  };
+  for (const Box box : {Box{32, 32}, Box{64, 64}, Box{32, 128}, Box{128, 32}, Box{128, 64}}) {
+    INFO(box.rows << " x " << box.cols << " box");
+    const int blocks_c = box.cols / 32, warps = 4, steps = (box.rows / 32) * blocks_c * 32 / warps;
+    std::set<std::pair<int, int>> seen;
+    for (int warp = 0; warp < warps; ++warp) {
+      for (int i = 0; i < steps; ++i) {  // as in transpose_tma_tiles
+        const int u = warp + i * warps, blk = u / 32, d = u % 32;
+        const auto r = [&](int lane) { return 32 * (blk / blocks_c) + lane; };
+        const auto c = [&](int lane) { return 32 * (blk % blocks_c) + (lane + d) % 32; };
+        REQUIRE(conflict_degree(32, [&](int lane) { return r(lane) * box.cols + c(lane); }) == 1);  // read A box
+        REQUIRE(conflict_degree(32, [&](int lane) { return c(lane) * box.rows + r(lane); }) == 1);  // write B box
+        for (int lane = 0; lane < 32; ++lane) seen.insert({r(lane), c(lane)});
+      }
+    }
+    REQUIRE(static_cast<int>(seen.size()) == box.rows * box.cols);
+  }
+}
+
+TEST_CASE("the parallel reference equals the reference", "[transpose][reference]") {
+  for (const auto& [R, C] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {1, 1}, {1, 100}, {100, 1}, {65, 129}, {200, 3}, {64, 64}, {1000, 1000}, {3, 5000}}) {
+    const std::vector<float> A = tut::random_floats(static_cast<std::size_t>(R * C), 7);
+    INFO(R << " x " << C);
+    REQUIRE(reference_transpose_parallel(A, R, C) == reference_transpose(A, R, C));
+  }
+}
+
+TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[transpose][registry]") {
+  std::set<std::string> names;
+  for (const auto& v : versions()) names.insert(v.info.name);
+  const std::regex plain("(tr|cp)[0-9]+x[0-9]+_t[0-9]+_(f4|f1|f1f4)_(rm|cm|g[0-9]+)");
+  const std::regex tma("tma[0-9]+x[0-9]+_s[0-9]+_(p|k[0-9]+)_(rm|cm|g[0-9]+)");
+  int transposes = 0, copies = 0, tmas = 0;
+  bool v9_searched = false;
+  const std::string v9 = v9_summary();
+  for (const auto& v : tune_candidates()) {
+    INFO(v.info.name);
+    REQUIRE(names.insert(v.info.name).second);  // unique, and distinct from the chapter's names
+    REQUIRE(v.launch != nullptr);
+    REQUIRE(v.info.kind == tut::Kind::ours);
+    if (std::regex_match(v.info.name, plain)) {
+      REQUIRE(v.output == (v.info.name[0] == 't' ? Output::transposed : Output::copied));
+      (v.output == Output::transposed ? transposes : copies) += 1;
+      REQUIRE(v.info.min_cc == 75);
+      const std::string config = v.info.summary.substr(v.info.summary.find(": ") + 2);
+      if (v.output == Output::transposed && v9 == "tuned tiles: " + config + " (transpose_tune)") v9_searched = true;
+    } else {
+      REQUIRE(std::regex_match(v.info.name, tma));
+      REQUIRE(v.info.min_cc == 90);
+      REQUIRE(v.unavailable != nullptr);
+      ++tmas;
+    }
+  }
+  REQUIRE(transposes == 12);
+  REQUIRE(copies == 12);
+  REQUIRE(tmas == 5);
+  REQUIRE(tune_tma_candidates().size() == 5u);
+  INFO("v9 runs V9Config; set it to one of the searched configurations: " << v9);
+  REQUIRE(v9_searched);
 }

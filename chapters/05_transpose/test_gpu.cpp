@@ -1,12 +1,14 @@
 // GPU tests of chapter 05: every registered version (ladder, roofs, libraries) against the
 // exact CPU reference over the 2-D shape sweep, at misaligned starts, for fresh inputs, and
-// beyond 2^31 elements ([large]).
+// beyond 2^31 elements ([large]); and every candidate of the tuning search (transpose_tune)
+// over edge shapes ([tune]).
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/device_buffer.hpp"
 #include "test_support.hpp"
+#include "tune.hpp"
 
 using namespace transpose;
 using transpose::testing::Offsets;
@@ -55,6 +57,28 @@ TEST_CASE("fresh inputs: the result does not depend on one data set", "[transpos
           for (const Shape& shape : transpose::testing::sanitizer_sized({{37, 1000}, {1000, 36}, {512, 512}})) {
             require_correct(v.launch, v.output, shape.first, shape.second, {}, tut::testing::seed() * 31 + s);
           }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("every candidate of the tuning search is exact", "[transpose][tune]") {
+  // Partial tiles of every searched shape (32..128 rows and columns), R or C below one tile,
+  // tile rows that do not fill the last band (580 = 9 x 64 + 4: 10 tile rows of 64, bands of 8),
+  // odd shapes (scalar twins), and misaligned A or B (scalar twins; v4 for the TMA variants).
+  const std::vector<Shape> shapes = transpose::testing::sanitizer_sized(
+      {{1, 1}, {3, 5}, {4, 8}, {33, 17}, {64, 64}, {96, 100}, {100, 96}, {132, 260}, {260, 132}, {256, 256},
+       {36, 4100}, {4100, 36}, {580, 196}, {257, 513}, {33, 4097}, {2052, 1028}});
+  const std::vector<Offsets> offsets = {{0, 0}, {1, 0}, {0, 2}};
+  for (const auto& v : tune_candidates()) {
+    DYNAMIC_SECTION(v.info.name) {
+      const std::string why = transpose::testing::why_not_here(v);
+      if (!why.empty()) {
+        WARN(v.info.name << " skipped: " << why);
+      } else {
+        for (const auto& [R, C] : shapes) {
+          for (const Offsets& off : offsets) require_correct(v.launch, v.output, R, C, off, tut::testing::seed() + 2);
         }
       }
     }

@@ -48,6 +48,9 @@ double bytes_moved(std::int64_t R, std::int64_t C);
 
 /// The CPU reference: B[c * R + r] = A[r * C + c].
 std::vector<float> reference_transpose(const std::vector<float>& A, std::int64_t R, std::int64_t C);
+/// reference_transpose() on all CPU threads, in 64 x 64 blocks (for outputs of 10^7+ elements,
+/// where the element-by-element loop would take seconds). The same result, bit for bit.
+std::vector<float> reference_transpose_parallel(const std::vector<float>& A, std::int64_t R, std::int64_t C);
 /// A transpose or a copy moves bits: the result must be exact (tolerance zero).
 const tut::Tolerance& exact_tolerance();
 /// Compares `got` with the expected content of B for `output` (exact), counting NaN as wrong.
@@ -67,14 +70,20 @@ void launch_transpose_v5_float4_swizzle(const float* A, float* B, std::int64_t R
 void launch_transpose_v6_four_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 void launch_transpose_v7_diagonal(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 void launch_transpose_v8_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v9_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 /// @}
+
+/// v9's one-line summary, made from its configuration (V9Config in v9_tuned_tiles.cu).
+std::string v9_summary();
+/// "" if this GPU has the shared memory per block that V9Config needs, else why not.
+std::string v9_unavailable();
 
 /// Why v8_tma cannot run here ("" if it can): GPU older than sm_90, no sm_90 code in this
 /// build, or no cuTensorMapEncodeTiled in the driver.
 std::string tma_unavailable();
 
-/// True if v5, v6, v7 (and v8) take their vector path for these arguments: R % 4 == 0, C % 4 == 0
-/// and both pointers 16-byte aligned. Otherwise they run v4's kernel.
+/// True if v5, v6, v7 (and v8, v9) take their vector path for these arguments: R % 4 == 0, C % 4 == 0
+/// and both pointers 16-byte aligned. Otherwise v5-v8 run v4's kernel, v9 its scalar twin.
 bool vector_path(const float* A, const float* B, std::int64_t R, std::int64_t C);
 
 /// @name Roofs (roofs.cu): the same bytes moved without a transpose

@@ -6,14 +6,13 @@
 /// The tensor maps are made with cuTensorMapEncodeTiled, a *driver* API function, obtained
 /// through the runtime's cudaGetDriverEntryPoint: the program never links libcuda, so it still
 /// starts (and reports this version as skipped) on a machine without a GPU driver.
-#include <cuda.h>  // CUtensorMap and its enums (types only: nothing from libcuda is linked)
-
 #include <cstdint>
 #include <string>
 
 #include "common/check.hpp"
 #include "common/launch.hpp"
 #include "tiles.cuh"
+#include "tma.cuh"  // the PTX wrappers (mbarrier, cp.async.bulk.tensor, ...) and make_map()
 #include "transpose.hpp"
 
 namespace transpose {
@@ -27,57 +26,6 @@ constexpr int kV8Stages = 2;
 // Bytes of one tile (what each TMA load delivers, out-of-bounds zeros included).
 constexpr unsigned kV8TileBytes = kTile * kTile * sizeof(float);
 static_assert(kV8Stages == 2, "the kernel flips between two stages with s ^ 1");
-
-// The PTX instructions used below, one thin wrapper each (PTX ISA 8.0, sm_90).
-
-/// Shared-memory address (32-bit, .shared window) of a generic pointer to shared memory.
-__device__ __forceinline__ std::uint32_t smem(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-/// mbarrier.init: a barrier that completes a phase after `count` arrivals (plus its transactions).
-__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(bar)), "r"(count) : "memory");
-}
-/// One arrival that also announces `bytes` of transactions (the TMA load's bytes) to wait for.
-__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(bar)), "r"(bytes) : "memory");
-}
-/// Spins until the barrier's phase with parity `parity` has completed.
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  asm volatile(
-      "{\n\t.reg .pred done;\n"
-      "WAIT_%=:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-      "@!done bra WAIT_%=;\n}" ::"r"(smem(bar)),
-      "r"(parity)
-      : "memory");
-}
-/// Orders this thread's shared-memory accesses with those of the async proxy (the TMA unit).
-__device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-/// TMA load of the box at (x0 = innermost coordinate, x1) of `map` into `dst`; completes on `bar`.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x0, int x1, std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          smem(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(smem(bar))
-      : "memory");
-}
-/// TMA store of `src` to the box at (x0, x1) of `map`; parts outside the tensor are not written.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int x0, int x1, const void* src) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-                   reinterpret_cast<std::uint64_t>(map)),
-               "r"(x0), "r"(x1), "r"(smem(src))
-               : "memory");
-}
-/// Closes the group of bulk stores issued so far by this thread.
-__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-/// Waits until at most N groups are still reading their shared-memory source.
-template <int N>
-__device__ __forceinline__ void bulk_wait_group_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
-}
-/// Waits until every bulk store of this thread has completed (its writes are done).
-__device__ __forceinline__ void bulk_wait_group_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 #endif
 
 /// @brief B = A^T with TMA: each block walks tiles t = blockIdx.x, + gridDim.x, ...; per tile
@@ -169,48 +117,6 @@ __global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_cons
 }
 // [kernel]
 
-namespace {
-
-/// cuTensorMapEncodeTiled's signature (the CUDA 12.0 ABI, PFN_cuTensorMapEncodeTiled_v12000).
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-/// The driver's cuTensorMapEncodeTiled, looked up once through the runtime; null if absent.
-EncodeTiled encode_tiled() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
-#else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
-#endif
-    if (e != cudaSuccess) cudaGetLastError();  // do not leave the error for the next CUDA_CHECK_LAUNCH
-    return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? reinterpret_cast<EncodeTiled>(p) : nullptr;
-  }();
-  return fn;
-}
-
-/// A tensor map of a row-major matrix `outer` x `inner` at `base`, in 32 x 32 boxes, no swizzle.
-CUtensorMap make_map(const float* base, std::int64_t outer, std::int64_t inner) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};  // innermost first
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(inner) * sizeof(float)};  // bytes between rows
-  const cuuint32_t box[2] = {kTile, kTile};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides,
-                                    box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw tut::CudaError(tut::format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
-                                                "CUresult " + std::to_string(static_cast<int>(r))));
-  }
-  return map;
-}
-
-}  // namespace
-
 std::string tma_unavailable() {
   int device = 0, major = 0, minor = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -260,8 +166,8 @@ void launch_transpose_v8_tma(const float* A, float* B, std::int64_t R, std::int6
     return;
   }
   if (encode_tiled() == nullptr) throw tut::CudaError("v8_tma: cuTensorMapEncodeTiled is not available (see tma_unavailable())");
-  const CUtensorMap map_a = make_map(A, R, C);  // A: R rows of C
-  const CUtensorMap map_b = make_map(B, C, R);  // B: C rows of R
+  const CUtensorMap map_a = make_map(A, R, C, kTile, kTile);  // A: R rows of C, 32 x 32 boxes
+  const CUtensorMap map_b = make_map(B, C, R, kTile, kTile);  // B: C rows of R
   const std::int64_t tiles_r = ceil_div(R, kTile), tiles_c = ceil_div(C, kTile);
   const std::int64_t wave = tut::full_wave_blocks(transpose_v8_tma, kV8Threads);
   const unsigned blocks = static_cast<unsigned>(tiles_r * tiles_c < wave ? tiles_r * tiles_c : wave);

@@ -1,0 +1,56 @@
+/// @file
+/// @brief v9: the tile shape, threads per block and tile order chosen by a measured search
+/// (`transpose_tune`), on one template kernel (wide_tiles.cuh).
+#include <string>
+
+#include "wide_tiles.cuh"
+
+namespace transpose {
+
+/// @brief The configuration v9 runs: TileConfig<rows, cols, threads, float4 loads, float4
+/// stores, order>. One line, set from the measured winner of `transpose_tune` (its row names
+/// spell these arguments: tr64x64_t256_f4_g8 is <64, 64, 256, true, true, 8>).
+// [config]
+using V9Config = TileConfig<64, 64, 256, true, true, 8>;
+// [config]
+
+std::string v9_summary() { return "tuned tiles: " + config_summary<V9Config>() + " (transpose_tune)"; }
+
+std::string v9_unavailable() { return smem_unavailable<V9Config>(); }
+
+/// @brief v9: tile shape, threads and tile order from a search; tiles taken in bands.
+///
+/// **Idea.** v6 and v7 stalled near the tiled copy (copy_tile), itself well below cudaMemcpy:
+/// the tile's shape and the order in which tiles are handed out, not the transposition, are
+/// what is left. Three things differ from a plain copy. (1) Each block touches many short
+/// pieces of rows (v6: 256 bytes of 64 rows of A, 256 bytes of 64 rows of B), where a copy
+/// streams whole rows. (2) In row-major tile order the blocks that run together read a few
+/// rows of A in long runs but write 256-byte pieces of thousands of rows of B, so DRAM pages
+/// of B are opened for a few hundred bytes each. (3) The bytes a block has in flight depend
+/// on its tile and thread count. Rather than guess which matters on this GPU, one template
+/// kernel (transpose_wide_tiles) takes all of them as parameters, `transpose_tune` times a
+/// set of configurations (and the copy of each, to see which lifts the roof itself), and v9
+/// runs the winner (V9Config).
+///
+/// **Changed since v6.** Any tile of whole 32 x 32 blocks (v6: 64 x 64 only), the v5/v6 swizzle
+/// over the wider rows; the tile order tile_banded() (bands of tile rows, taken column by
+/// column) instead of row-major; interior tiles without bounds tests (edge tiles keep them);
+/// 32-bit tile arithmetic. For shapes without the vector path (R or C not a multiple of 4,
+/// misaligned pointers) it runs the same tile and order with scalar accesses and a padded
+/// tile (V9Config::Scalar), not v4.
+///
+/// **What is still wrong.** Each block still loads, waits at its barrier, then stores: inside
+/// a block nothing overlaps (other blocks on the SM fill the gap). The tile is tuned for one
+/// GPU and for large matrices; narrow ones (8192 x 1024) leave fewer tiles per band.
+///
+/// **Predicted.** With bands of 8 tile rows, each side is written in runs of ~2 KiB instead
+/// of 256 bytes: 90-95% of the copy bandwidth on 8192^2 and 16384^2, 3-10% above v6, and
+/// at or above cublasSgeam. If the search shows the order does not matter, the gain comes from
+/// the tile and the threads instead, and the prediction for the order was wrong.
+///
+/// **Measured.** See the chapter page's table, and the search's table ("Also measured: tune").
+void launch_transpose_v9_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
+  launch_transpose_wide_tiles<V9Config>(A, B, R, C, stream);
+}
+
+}  // namespace transpose
