@@ -40,7 +40,7 @@ struct Version {
 const std::vector<Version>& versions();
 
 /// The tolerance of every version on rows of `cols` columns, and why (see the chapter page,
-/// "Accuracy"): relative error (220 + 4 sqrt(cols)) * 2^-24 per element and in norm.
+/// "Accuracy"): relative error (220 + 8 sqrt(cols)) * 2^-24 per element and in norm.
 tut::Tolerance tolerance(std::int64_t cols);
 
 /// @name The ladder (one file each: v0_thread_per_row.cu ... v6_float4.cu)

@@ -153,20 +153,20 @@ TEST_CASE("the normalizer turns an all -inf row into zeros", "[softmax][online]"
   REQUIRE(two.scale == 0.25f);
 }
 
-TEST_CASE("the tolerance grows with sqrt(C) and stays near 1e-5", "[softmax][tolerance]") {
+TEST_CASE("the tolerance grows with sqrt(C) and stays near 1e-5..1e-4", "[softmax][tolerance]") {
   const double u = 1.0 / 16777216.0;
   double previous = 0.0;
   for (std::int64_t cols : {1, 128, 1024, 4096, 32768, 1 << 20}) {
     const tut::Tolerance t = tolerance(cols);
     INFO("C = " << cols);
-    REQUIRE(t.rtol == Approx((220.0 + 4.0 * std::sqrt(static_cast<double>(cols))) * u));
+    REQUIRE(t.rtol == Approx((220.0 + 8.0 * std::sqrt(static_cast<double>(cols))) * u));
     REQUIRE(t.max_rel_norm == t.rtol);
     REQUIRE(t.rtol > previous);
     REQUIRE(t.atol < 1e-30);
     REQUIRE_FALSE(t.why.empty());
     previous = t.rtol;
   }
-  REQUIRE(tolerance(32768).rtol < 6e-5);  // the largest listed shape
+  REQUIRE(tolerance(32768).rtol < 1.1e-4);  // the largest listed shape
   REQUIRE(tolerance(128).rtol < 2e-5);
 }
 

@@ -85,6 +85,7 @@ constexpr std::int64_t kEdgeRows = 10;
 ///
 ///     0  random                              5  all 1e30 (uniform output 1/C)
 ///     1  random, every third entry -inf      6  random, every fourth entry -1e30
+///        (from the second; so C = 1 stays finite)
 ///     2  all -inf (zeros, by definition)     7  all -1e30 (uniform)
 ///     3  -inf except one entry (one-hot)     8  random in [-80, 80) (exp near underflow)
 ///     4  random, three entries 1e30          9  random in [-1e30, 1e30) (one-hot at the max)
@@ -95,7 +96,7 @@ inline std::vector<float> edge_matrix(std::int64_t cols, std::uint64_t seed, boo
   const std::size_t C = static_cast<std::size_t>(cols);
   std::vector<float> m = random_matrix(kEdgeRows, cols, seed);
   const auto row = [&](int r) { return m.data() + static_cast<std::size_t>(r) * C; };
-  for (std::size_t c = 0; c < C; c += 3) row(1)[c] = -inf;
+  for (std::size_t c = 1; c < C; c += 3) row(1)[c] = -inf;  // from the 2nd: with C = 1 it is not all -inf
   if (all_neg_inf_row) std::fill(row(2), row(2) + C, -inf);
   std::fill(row(3), row(3) + C, -inf);
   row(3)[C / 2] = 1.5f;
