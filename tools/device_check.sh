@@ -2,7 +2,7 @@
 # The device script: run on the GPU machine, from the repository root.
 #
 #   tools/device_check.sh OUTDIR [--quick] [--no-sanitize] [--chapters "elementwise reduce"]
-#                               [--phases "build test sanitize run"] [--pack]
+#                               [--phases "build test sanitize run tune"] [--sanitize-only "a b"] [--pack]
 #
 # 1. configures and builds for the local GPU (Release, Ninja if available);
 # 2. runs every GPU test (ctest, all labels but `exercise`), then the exercise label on its own
@@ -13,7 +13,8 @@
 # 5. writes OUTDIR/summary.md, OUTDIR/logs/, OUTDIR/results/<chapter>.json. With --pack, logs/
 #    and results/ become OUTDIR/logs.tar.gz and OUTDIR/results.tar.gz (few files to fetch).
 #
-# --phases picks steps (default: all of build test sanitize run); a later call on the same
+# --phases picks steps (default: build test sanitize run; `tune` runs each bin/<chapter>_tune
+# with --json); --sanitize-only limits the sanitizers to some chapters; a later call on the same
 # machine can continue where an earlier one stopped, since build-device/ is kept.
 # Copy OUTDIR/results/*.json into docs/results/ and commit them: the docs tables are built
 # from those files only.
@@ -22,7 +23,7 @@ set -uo pipefail
 usage() { echo "usage: $0 OUTDIR [--quick] [--no-sanitize] [--chapters \"a b\"] [--phases \"build test sanitize run\"] [--pack]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out=$1; shift
-quick=0; sanitize=1; pack=0; only=""; phases="build test sanitize run"
+quick=0; sanitize=1; pack=0; only=""; phases="build test sanitize run"; sanitize_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
     --pack) pack=1 ;;
     --chapters) shift; only=${1:-} ;;
     --phases) shift; phases=${1:-} ;;
+    --sanitize-only) shift; sanitize_only=${1:-} ;;
     *) usage ;;
   esac
   shift
@@ -81,6 +83,7 @@ if want build; then
   if [ -n "$only" ]; then  # only the named chapters' executables and tests
     for ch in $only; do
       for t in "$ch" "test_${ch}_cpu" "test_${ch}_gpu" "test_${ch}_exercise" "test_${ch}_solution"; do targets+=(--target "$t"); done
+      grep -q "add_executable(${ch}_tune" "$root"/chapters/*/CMakeLists.txt && targets+=(--target "${ch}_tune")
     done
     targets+=(--target test_common)
   fi
@@ -122,6 +125,7 @@ if want sanitize && [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/nu
   say "| executable | memcheck | racecheck | synccheck | initcheck |"
   say "|---|---|---|---|---|"
   for ch in "${chapters[@]}"; do
+    if [ -n "$sanitize_only" ] && [[ " $sanitize_only " != *" $ch "* ]]; then continue; fi
     for kind in gpu solution; do
       exe="$build/bin/test_${ch}_${kind}"
       [ -x "$exe" ] || continue
@@ -162,4 +166,21 @@ for ch in "${chapters[@]}"; do
   fi
 done
 lap run
+fi
+
+# 5. Tuning searches: bin/<chapter>_tune where a chapter has one.
+if want tune; then
+  say ""
+  say "## Tuning searches"
+  for ch in "${chapters[@]}"; do
+    exe="$build/bin/${ch}_tune"
+    [ -x "$exe" ] || continue
+    timeout 300 "$exe" --json "$out/results/${ch}_tune.json" >"$out/logs/tune_$ch.log" 2>&1
+    say ""
+    say "### ${ch}_tune (exit $?)"
+    say '```'
+    sed -n '/^==/,$p' "$out/logs/tune_$ch.log" >>"$summary"
+    say '```'
+  done
+  lap tune
 fi
