@@ -1,12 +1,16 @@
 // CPU tests of chapter 05: the reference and the check, the tile orders (permutations), the
 // bank-conflict claims of v2, v3, v5, v8, v9 and the tuning search (simulated bank by bank), the
 // kernels' index arithmetic, and the registries (chapter and search).
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <regex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +19,7 @@
 #include "tiles.cuh"
 #include "transpose.hpp"
 #include "tune.hpp"
+#include "wide_tile_phases.cuh"
 
 using namespace transpose;
 
@@ -378,4 +383,137 @@ TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[t
   REQUIRE(tune_tma_candidates().size() == 5u);
   INFO("v9 runs V9Config; set it to one of the searched configurations: " << v9);
   REQUIRE(v9_searched);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The wide-tile kernels' per-thread code (wide_tile_phases.cuh) run on the CPU: every block of
+// the grid, thread by thread, load phase then (the barrier) store phase, for every configuration
+// of the search, with the launcher's scalar fallback, on edge shapes. A and B end right before
+// an inaccessible page (a read or write past the end faults), B starts as NaN, the shared tile
+// too (a read of a word the load phase did not write shows up as a NaN in B).
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+/// n floats of host memory ending right before an inaccessible page.
+class FencedArray {
+ public:
+  explicit FencedArray(std::size_t n) : page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
+    const std::size_t bytes = n * sizeof(float), pages = (bytes + page_ - 1) / page_;
+    total_ = (pages + 1) * page_;
+    base_ = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base_ == MAP_FAILED) throw std::runtime_error("mmap failed");
+    char* fence = static_cast<char*>(base_) + pages * page_;
+    if (mprotect(fence, page_, PROT_NONE) != 0) throw std::runtime_error("mprotect failed");
+    data_ = reinterpret_cast<float*>(fence - bytes);
+    n_ = n;
+  }
+  ~FencedArray() { munmap(base_, total_); }
+  FencedArray(const FencedArray&) = delete;
+  FencedArray& operator=(const FencedArray&) = delete;
+  float* data() { return data_; }
+  std::vector<float> copy() const { return std::vector<float>(data_, data_ + n_); }
+
+ private:
+  std::size_t page_, total_ = 0, n_ = 0;
+  void* base_ = nullptr;
+  float* data_ = nullptr;
+};
+
+/// launch_transpose_wide_tiles<Cfg> and transpose_wide_tiles<Cfg>, on the CPU.
+template <class Cfg>
+void simulate_transpose(const float* A, float* B, std::int64_t R, std::int64_t C) {
+  if constexpr (Cfg::kVector) {
+    if (!vector_path(A, B, R, C)) return simulate_transpose<typename Cfg::Scalar>(A, B, R, C);
+  }
+  const auto tiles_r = static_cast<unsigned>((R + Cfg::kRows - 1) / Cfg::kRows);
+  const auto tiles_c = static_cast<unsigned>((C + Cfg::kCols - 1) / Cfg::kCols);
+  FencedArray smem(Cfg::kSmemBytes / sizeof(float));
+  for (unsigned id = 0; id < tiles_r * tiles_c; ++id) {
+    const TileCoord t = tile_banded(id, tiles_r, tiles_c, Cfg::kBand);
+    const std::int64_t r0 = t.row * Cfg::kRows, c0 = t.col * Cfg::kCols;
+    float* tile = smem.data();
+    std::fill(tile, tile + Cfg::kSmemBytes / sizeof(float), std::numeric_limits<float>::quiet_NaN());
+    const bool interior = r0 + Cfg::kRows <= R && c0 + Cfg::kCols <= C;
+    for (int tid = 0; tid < Cfg::kThreads; ++tid) {
+      if (interior) wide_load<Cfg, false>(A, tile, R, C, r0, c0, tid);
+      else wide_load<Cfg, true>(A, tile, R, C, r0, c0, tid);
+    }
+    for (int tid = 0; tid < Cfg::kThreads; ++tid) {  // after __syncthreads()
+      if (interior) wide_store<Cfg, false>(tile, B, R, C, r0, c0, tid);
+      else wide_store<Cfg, true>(tile, B, R, C, r0, c0, tid);
+    }
+  }
+}
+
+/// launch_copy_wide_tiles<Cfg> and copy_wide_tiles<Cfg>, on the CPU.
+template <class Cfg>
+void simulate_copy(const float* A, float* B, std::int64_t R, std::int64_t C) {
+  if constexpr (Cfg::kVector) {
+    if (!vector_path(A, B, R, C)) return simulate_copy<typename Cfg::Scalar>(A, B, R, C);
+  }
+  const auto tiles_r = static_cast<unsigned>((R + Cfg::kRows - 1) / Cfg::kRows);
+  const auto tiles_c = static_cast<unsigned>((C + Cfg::kCols - 1) / Cfg::kCols);
+  for (unsigned id = 0; id < tiles_r * tiles_c; ++id) {
+    const TileCoord t = tile_banded(id, tiles_r, tiles_c, Cfg::kBand);
+    for (int tid = 0; tid < Cfg::kThreads; ++tid) wide_copy<Cfg>(A, B, R, C, t.row * Cfg::kRows, t.col * Cfg::kCols, tid);
+  }
+}
+
+/// Runs one simulated configuration on every shape: simulate_transpose, or simulate_copy.
+template <class Cfg, bool kTranspose>
+void require_simulated() {
+  constexpr bool transposes = kTranspose;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {1, 1},     {3, 5},     {4, 8},     {33, 17},   {64, 64},   {96, 100},  {100, 96}, {132, 260},
+      {260, 132}, {256, 256}, {580, 196}, {36, 1028}, {1028, 36}, {129, 257}, {1, 4100}, {4100, 1}};
+  for (const auto& [R, C] : shapes) {
+    const std::size_t n = static_cast<std::size_t>(R * C);
+    const std::vector<float> host = tut::random_floats(n, static_cast<std::uint64_t>(R * 7919 + C));
+    FencedArray A(n), B(n);
+    std::copy(host.begin(), host.end(), A.data());
+    std::fill(B.data(), B.data() + n, std::numeric_limits<float>::quiet_NaN());
+    if constexpr (kTranspose) simulate_transpose<Cfg>(A.data(), B.data(), R, C);
+    else simulate_copy<Cfg>(A.data(), B.data(), R, C);
+    const tut::ErrorStats stats = check(B.copy(), host, R, C, transposes ? Output::transposed : Output::copied);
+    INFO(R << " x " << C << (vector_path(A.data(), B.data(), R, C) ? " (vector path)" : " (scalar twin)") << ": "
+            << stats.describe(exact_tolerance()));
+    REQUIRE(stats.passed(exact_tolerance()));
+    REQUIRE(A.copy() == host);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the wide-tile transposes and copies, simulated block by block on the CPU, are exact",
+          "[transpose][tiles][simulated]") {
+  using namespace tune;
+  SECTION("transposes") {
+    require_simulated<T0, true>();
+    require_simulated<T1, true>();
+    require_simulated<T2, true>();
+    require_simulated<T3, true>();
+    require_simulated<T4, true>();
+    require_simulated<T5, true>();
+    require_simulated<T6, true>();
+    require_simulated<T7, true>();
+    require_simulated<T8, true>();
+    require_simulated<T9, true>();
+    require_simulated<T10, true>();
+    require_simulated<T11, true>();
+  }
+  SECTION("copies") {
+    require_simulated<Copy1D, false>();
+    require_simulated<T0, false>();
+    require_simulated<T1, false>();
+    require_simulated<T2, false>();
+    require_simulated<T3, false>();
+    require_simulated<T4, false>();
+    require_simulated<T5, false>();
+    require_simulated<T6, false>();
+    require_simulated<T7, false>();
+    require_simulated<T8, false>();
+    require_simulated<T9, false>();
+    require_simulated<T10, false>();
+  }
 }

@@ -1,7 +1,7 @@
 /// @file
-/// @brief The tuning search's plain candidates: wide-tile transposes (wide_tiles.cuh) that vary
-/// one parameter at a time around a 64 x 64 tile, and the tiled copy of each (the roof of that
-/// shape and order).
+/// @brief The tuning search's plain candidates (the configurations tune::T0 .. T11 of tune.hpp)
+/// as registry entries: wide-tile transposes (wide_tiles.cuh), and the tiled copy of each (the
+/// roof of that shape and order).
 #include <string>
 #include <vector>
 
@@ -9,39 +9,6 @@
 #include "wide_tiles.cuh"
 
 namespace transpose {
-
-/// The configurations the search times. Names in the table: `tr<Rows>x<Cols>_t<Threads>_<access>_<order>`
-/// (config_name()); each is also timed as a copy (`cp...`), except T11, whose copy would be T10's.
-// [candidates]
-namespace tune {
-/// v5's tile (32 x 32, one float4 per thread), row-major, with the interior fast path.
-using T0 = TileConfig<32, 32, 256, true, true, kRowMajor>;
-/// v6's tile (64 x 64, four float4 loads per thread), row-major.
-using T1 = TileConfig<64, 64, 256, true, true, kRowMajor>;
-/// Order: column-major (B rows written in long runs, A rows read in 256-byte pieces).
-using T2 = TileConfig<64, 64, 256, true, true, kColMajor>;
-/// Order: bands of 8 tile rows (runs of ~2 KiB on both sides).
-using T3 = TileConfig<64, 64, 256, true, true, 8>;
-/// Order: bands of 32 tile rows.
-using T4 = TileConfig<64, 64, 256, true, true, 32>;
-/// Bytes in flight: 128 threads x 8 float4 loads (13 blocks, 208 KiB of loads per SM).
-using T5 = TileConfig<64, 64, 128, true, true, 8>;
-/// Shape: 32 x 128 (each block reads 512-byte pieces of A rows, writes 128-byte pieces of B rows).
-using T6 = TileConfig<32, 128, 256, true, true, 8>;
-/// Shape: 128 x 32 (128-byte pieces of A rows, 512-byte pieces of B rows).
-using T7 = TileConfig<128, 32, 256, true, true, 8>;
-/// Shape: 128 x 64, 8 float4 loads per thread.
-using T8 = TileConfig<128, 64, 256, true, true, 8>;
-/// Shape: 128 x 128 (512-byte pieces on both sides), 16 float4 loads per thread, 64 KiB per block.
-using T9 = TileConfig<128, 128, 256, true, true, 8>;
-/// Accesses: T3 with scalar loads and stores (padded tile).
-using T10 = TileConfig<64, 64, 256, false, false, 8>;
-/// Accesses: T3 with scalar loads, float4 stores (swizzled tile).
-using T11 = TileConfig<64, 64, 256, false, true, 8>;
-/// Copy only: 1 x 1024 tiles, one float4 per thread: the access pattern of a plain 1-D copy.
-using Copy1D = TileConfig<1, 1024, 256, true, true, kRowMajor>;
-}  // namespace tune
-// [candidates]
 
 namespace {
 

@@ -114,7 +114,7 @@ class TuneChapter final : public tut::Chapter {
     std::vector<tut::Problem> list;
     for (const auto& [R, C] : shapes) {
       tut::Problem p;
-      p.label = "tune " + std::to_string(R) + "x" + std::to_string(C);
+      p.label = "transpose " + std::to_string(R) + "x" + std::to_string(C);
       p.shape = {{"rows", R}, {"cols", C}};
       const double n = static_cast<double>(R) * static_cast<double>(C);
       p.device_bytes = bytes_moved(R, C);  // A and B

@@ -20,7 +20,7 @@ std::string v9_unavailable() { return smem_unavailable<V9Config>(); }
 
 /// @brief v9: tile shape, threads and tile order from a search; tiles taken in bands.
 ///
-/// **Idea.** v6 and v7 stalled near the tiled copy (copy_tile), itself well below cudaMemcpy:
+/// **Idea.** When v6 and v7 stall near the tiled copy (copy_tile), itself below cudaMemcpy,
 /// the tile's shape and the order in which tiles are handed out, not the transposition, are
 /// what is left. Three things differ from a plain copy. (1) Each block touches many short
 /// pieces of rows (v6: 256 bytes of 64 rows of A, 256 bytes of 64 rows of B), where a copy
@@ -43,10 +43,10 @@ std::string v9_unavailable() { return smem_unavailable<V9Config>(); }
 /// a block nothing overlaps (other blocks on the SM fill the gap). The tile is tuned for one
 /// GPU and for large matrices; narrow ones (8192 x 1024) leave fewer tiles per band.
 ///
-/// **Predicted.** With bands of 8 tile rows, each side is written in runs of ~2 KiB instead
-/// of 256 bytes: 90-95% of the copy bandwidth on 8192^2 and 16384^2, 3-10% above v6, and
-/// at or above cublasSgeam. If the search shows the order does not matter, the gain comes from
-/// the tile and the threads instead, and the prediction for the order was wrong.
+/// **Predicted.** With bands of 8 tile rows (T3), the blocks running together write B in runs
+/// of ~2 KiB instead of 256 bytes: 90-95% of the copy bandwidth on 8192^2 and 16384^2, about
+/// 10% above v6, and at or above cublasSgeam. If the search shows that the order does not
+/// matter, the gain (if any) comes from the tile and the threads, and this prediction was wrong.
 ///
 /// **Measured.** See the chapter page's table, and the search's table ("Also measured: tune").
 void launch_transpose_v9_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
