@@ -58,6 +58,7 @@ finish() {
   fi
 }
 trap finish EXIT
+trap "exit 143" TERM INT   # a timeout still packs what was written
 
 say "# Device check"
 say ""
