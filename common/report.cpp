@@ -146,7 +146,7 @@ Json RunReport::to_json() const {
       rj.set("summary", r.info.summary);
       rj.set("skipped", r.skipped);
       if (r.skipped) rj.set("skip_reason", r.skip_reason);
-      rj.set("correct", r.correct);
+      rj.set("correct", r.skipped ? Json() : Json(r.correct));  // null: never ran
       rj.set("rel_err", r.rel_err);
       rj.set("max_abs_err", r.max_abs_err);
       const bool t = timed(r);

@@ -47,7 +47,7 @@ struct ResultRow {
   VersionInfo info;          ///< which version
   bool skipped = false;      ///< not run (GPU too old, library missing, ...)
   std::string skip_reason;   ///< why, when skipped
-  bool correct = false;      ///< passed the check before and after timing
+  bool correct = false;      ///< passed the check before and after timing (JSON: null when skipped)
   double rel_err = 0.0;      ///< normwise relative error of the (first) check
   double max_abs_err = 0.0;  ///< max elementwise absolute error of the (first) check
   TimingStats time;          ///< time.reps == 0 when not timed

@@ -254,6 +254,11 @@ def device_line(data, source):
             f"{commit}; from {code(source)}.")
 
 
+def ran_wrong(r):
+    """True for a row that ran and failed its check (a skipped row never ran: not wrong)."""
+    return not r.get("skipped") and r.get("correct") is False
+
+
 def row_status(r):
     if r.get("skipped"):
         return "skipped: " + esc(r.get("skip_reason", ""))
@@ -342,7 +347,7 @@ def render_sweep(name, data, source, plotter, writer):
     out.append(div(f"{len(problems)} problems from {code(source)}, measured on "
                    f"**{esc(dev.get('name', 'an unknown GPU'))}**: each version's throughput against the "
                    f"problem size, one plot per table of the default run."))
-    wrong = sum(1 for p in problems for r in p.get("results", []) if r.get("correct") is False)
+    wrong = sum(1 for p in problems for r in p.get("results", []) if ran_wrong(r))
     if wrong:
         out.append(div(f"**{wrong} results of the sweep were wrong**; see the JSON file.", "tut-warning"))
     if plotter is None:
@@ -417,7 +422,7 @@ def results_summary(files):
     if data is None:
         return None, "unreadable JSON"
     dev = (data.get("device") or {}).get("name", "a GPU")
-    wrong = any(r.get("correct") is False for p in data["problems"] for r in p.get("results", []))
+    wrong = any(ran_wrong(r) for p in data["problems"] for r in p.get("results", []))
     return data, esc(dev) + (" (**some results wrong**)" if wrong else "")
 
 

@@ -31,7 +31,9 @@ __global__ void add_v0_block32(const float* a, const float* b, float* out, std::
 ///
 /// **Predicted.** Well under the copy roof: roughly half of the bandwidth of v1.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H200, n = 2^28).** 639 GB/s, 15% of the copy roof: 5.4x slower than v1, far
+/// worse than the 2x that occupancy alone predicts. 8.4 million one-warp blocks also hit the
+/// rate at which the hardware can launch and retire blocks.
 void launch_add_v0_block32(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream) {
   if (n <= 0) return;
   constexpr int kThreads = 32;

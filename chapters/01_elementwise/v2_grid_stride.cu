@@ -33,7 +33,8 @@ __global__ void add_v2_grid_stride(const float* a, const float* b, float* out, s
 /// **Predicted.** Little change on an H100: v1 already keeps enough loads in flight; the
 /// gain of a grid-stride loop is mostly robustness (any n, any GPU), not bandwidth.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H200, n = 2^28).** 3654 GB/s, 86% of the copy roof: 5% over v1, a little more
+/// than predicted (fewer blocks to launch).
 void launch_add_v2_grid_stride(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream) {
   if (n <= 0) return;
   constexpr int kThreads = 256;

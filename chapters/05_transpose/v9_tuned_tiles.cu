@@ -48,7 +48,13 @@ std::string v9_unavailable() { return smem_unavailable<V9Config>(); }
 /// 10% above v6, and at or above cublasSgeam. If the search shows that the order does not
 /// matter, the gain (if any) comes from the tile and the threads, and this prediction was wrong.
 ///
-/// **Measured.** See the chapter page's table, and the search's table ("Also measured: tune").
+/// **Measured (H200, search table on the chapter page).** The prediction was wrong: with float4
+/// on both sides the 64 x 64 banded tile (T3, what v9 runs) reached only 72.7% of the copy roof
+/// at 8192^2 and 74.0% at 16384^2, *below* v6 (82.3%, 84.4%). In the same search the same tile
+/// with scalar loads and stores (`tr64x64_t256_f1_g8`) reached 89.3% and 90.9% (1.01x and 0.98x
+/// cublasSgeam), and TMA with 64 x 64 boxes and 4 stages 88.2% and 92.8%: the wide float4 path
+/// is what loses, not the tile shape or the order. v9 keeps T3 here because that is what was
+/// measured across the full table; switching `V9Config` to the scalar winner is the next step.
 void launch_transpose_v9_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
   launch_transpose_wide_tiles<V9Config>(A, B, R, C, stream);
 }

@@ -87,6 +87,7 @@ TEST_CASE("the result file has the documented shape", "[json]") {
   REQUIRE(text.find("\"gbps\": 1500") != std::string::npos);
   REQUIRE(text.find("\"pct_of_peak\": 50") != std::string::npos);
   REQUIRE(text.find("\"vs_library\": 0.75") != std::string::npos);
-  // The skipped row has no time: nulls, not zeros.
+  // The skipped row has no time and no verdict: nulls, not zeros or false.
   REQUIRE(text.find("\"median_ms\": null") != std::string::npos);
+  REQUIRE(text.find("\"correct\": null") != std::string::npos);
 }
