@@ -122,6 +122,22 @@ class Chapter {
   virtual void run(const Problem& problem, Session& session) = 0;
 };
 
+/// A row of a chapter's table that is not in its registry: the exercise or its solution.
+template <class Run>
+struct ExtraRow {
+  VersionInfo info;  ///< "exercise" or "solution", with the matching kind
+  Run run;           ///< how to run it (the chapter's launcher type)
+};
+
+/// The exercise and solution rows every chapter adds to its table: `idea` says what the student
+/// writes (e.g. "float4 add"), `file` the file they edit; both run on sm_75 and newer.
+template <class Run>
+std::vector<ExtraRow<Run>> exercise_rows(const std::string& idea, const std::string& file, Run exercise,
+                                         Run solution) {
+  return {{{"exercise", "your " + idea + " (" + file + ")", 75, Kind::exercise}, exercise},
+          {{"solution", "the reference solution of the " + idea + " exercise", 75, Kind::solution}, solution}};
+}
+
 /// The whole executable: returns the exit status (see ExitStatus). Never throws.
 int chapter_main(Chapter& chapter, int argc, const char* const* argv);
 

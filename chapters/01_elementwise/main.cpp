@@ -21,19 +21,11 @@ namespace elementwise {
 
 namespace {
 
-/// The exercise and its solution, as rows of the add table.
-struct ExtraRow {
-  tut::VersionInfo info;
-  Launch launch;
-};
-
-const std::vector<ExtraRow>& exercise_rows() {
-  static const std::vector<ExtraRow> rows = {
-      {{"exercise", "your float4 add (exercises/01_elementwise/add_float4.cu)", 75, tut::Kind::exercise},
-       exercise_add_float4},
-      {{"solution", "the reference solution of the float4 add exercise", 75, tut::Kind::solution},
-       solution_add_float4},
-  };
+/// The exercise and its solution, as extra rows of the table.
+const std::vector<tut::ExtraRow<Launch>>& exercise_rows() {
+  static const auto rows = tut::exercise_rows<Launch>(
+      "float4 add", "exercises/01_elementwise/add_float4.cu",
+      exercise_add_float4, solution_add_float4);
   return rows;
 }
 
@@ -132,7 +124,7 @@ class ElementwiseChapter final : public tut::Chapter {
     }
     if (add) {
       for (const auto& r : exercise_rows()) {
-        measure(r.info, r.launch, 2, 3, reference_add, add_tolerance(),
+        measure(r.info, r.run, 2, 3, reference_add, add_tolerance(),
                 off != 0 ? "the exercise takes 16-byte aligned arrays (--offset 0)" : "");
       }
     }

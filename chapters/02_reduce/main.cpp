@@ -23,19 +23,13 @@ namespace reduce {
 
 namespace {
 
-/// The exercise and its solution, as rows of the sum table.
-struct ExtraRow {
-  tut::VersionInfo info;
-  void (*launch)(const float*, float*, std::int64_t, int, cudaStream_t);
-};
+using ExerciseLaunch = void (*)(const float*, float*, std::int64_t, int, cudaStream_t);
 
-const std::vector<ExtraRow>& exercise_rows() {
-  static const std::vector<ExtraRow> rows = {
-      {{"exercise", "your warp-shuffle block sum (exercises/02_reduce/block_reduce_sum.cu)", 75, tut::Kind::exercise},
-       exercise_reduce_sum},
-      {{"solution", "the reference solution of the block-sum exercise", 75, tut::Kind::solution},
-       solution_reduce_sum},
-  };
+/// The exercise and its solution, as extra rows of the table.
+const std::vector<tut::ExtraRow<ExerciseLaunch>>& exercise_rows() {
+  static const auto rows = tut::exercise_rows<ExerciseLaunch>(
+      "warp-shuffle block sum", "exercises/02_reduce/block_reduce_sum.cu",
+      exercise_reduce_sum, solution_reduce_sum);
   return rows;
 }
 
@@ -154,7 +148,7 @@ class ReduceChapter final : public tut::Chapter {
     }
     if (sum) {
       for (const auto& r : exercise_rows()) {
-        const auto launch = r.launch;
+        const auto launch = r.run;
         measure(r.info, [&, launch](cudaStream_t s) { launch(dx, out.data(), n, kExerciseThreads, s); });
       }
     }

@@ -23,20 +23,11 @@ namespace softmax {
 
 namespace {
 
-/// The exercise and its solution, as rows of every table.
-struct ExtraRow {
-  tut::VersionInfo info;
-  Launch launch;
-};
-
-const std::vector<ExtraRow>& exercise_rows() {
-  static const std::vector<ExtraRow> rows = {
-      {{"exercise", "your online softmax, one warp per row (exercises/03_softmax/softmax_warp_online.cu)", 75,
-        tut::Kind::exercise},
-       exercise_softmax_warp_online},
-      {{"solution", "the reference solution of the online-softmax exercise", 75, tut::Kind::solution},
-       solution_softmax_warp_online},
-  };
+/// The exercise and its solution, as extra rows of the table.
+const std::vector<tut::ExtraRow<Launch>>& exercise_rows() {
+  static const auto rows = tut::exercise_rows<Launch>(
+      "warp-per-row online softmax", "exercises/03_softmax/softmax_warp_online.cu",
+      exercise_softmax_warp_online, solution_softmax_warp_online);
   return rows;
 }
 
@@ -146,7 +137,7 @@ class SoftmaxChapter final : public tut::Chapter {
       }
       measure(v.info, v.launch, skip, v.copy_roof);
     }
-    for (const auto& r : exercise_rows()) measure(r.info, r.launch, "", false);
+    for (const auto& r : exercise_rows()) measure(r.info, r.run, "", false);
   }
 
  private:

@@ -23,19 +23,11 @@ namespace gemv {
 
 namespace {
 
-/// The exercise and its solution, as rows of the y = A x table.
-struct ExtraRow {
-  tut::VersionInfo info;
-  Launch launch;
-};
-
-const std::vector<ExtraRow>& exercise_rows() {
-  static const std::vector<ExtraRow> rows = {
-      {{"exercise", "your warp-per-row float4 gemv (exercises/04_gemv/gemv_warp_float4.cu)", 75, tut::Kind::exercise},
-       exercise_gemv_warp_float4},
-      {{"solution", "the reference solution of the warp-per-row float4 exercise", 75, tut::Kind::solution},
-       solution_gemv_warp_float4},
-  };
+/// The exercise and its solution, as extra rows of the table.
+const std::vector<tut::ExtraRow<Launch>>& exercise_rows() {
+  static const auto rows = tut::exercise_rows<Launch>(
+      "warp-per-row float4 gemv", "exercises/04_gemv/gemv_warp_float4.cu",
+      exercise_gemv_warp_float4, solution_gemv_warp_float4);
   return rows;
 }
 
@@ -150,7 +142,7 @@ class GemvChapter final : public tut::Chapter {
       measure(v.info, v.launch, v.outside_range != nullptr ? v.outside_range(M, K) : "");
     }
     if (op == Op::Ax) {
-      for (const auto& r : exercise_rows()) measure(r.info, r.launch, "");
+      for (const auto& r : exercise_rows()) measure(r.info, r.run, "");
     }
   }
 

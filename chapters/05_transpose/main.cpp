@@ -21,19 +21,11 @@ namespace transpose {
 
 namespace {
 
-/// The exercise and its solution, as rows of every table.
-struct ExtraRow {
-  tut::VersionInfo info;
-  Launch launch;
-};
-
-const std::vector<ExtraRow>& exercise_rows() {
-  static const std::vector<ExtraRow> rows = {
-      {{"exercise", "your padded-tile transpose (exercises/05_transpose/transpose_padded.cu)", 75, tut::Kind::exercise},
-       exercise_transpose_padded},
-      {{"solution", "the reference solution of the padded-tile exercise", 75, tut::Kind::solution},
-       solution_transpose_padded},
-  };
+/// The exercise and its solution, as extra rows of the table.
+const std::vector<tut::ExtraRow<Launch>>& exercise_rows() {
+  static const auto rows = tut::exercise_rows<Launch>(
+      "padded-tile transpose", "exercises/05_transpose/transpose_padded.cu",
+      exercise_transpose_padded, solution_transpose_padded);
   return rows;
 }
 
@@ -124,7 +116,7 @@ class TransposeChapter final : public tut::Chapter {
       }
       measure(v.info, v.launch, v.output, skip);
     }
-    for (const auto& r : exercise_rows()) measure(r.info, r.launch, Output::transposed, "");
+    for (const auto& r : exercise_rows()) measure(r.info, r.run, Output::transposed, "");
   }
 
  private:

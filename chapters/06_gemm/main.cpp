@@ -24,25 +24,18 @@ namespace gemm {
 
 namespace {
 
-/// A row of a table that is not in the registry: the exercise, its solution, a tuning candidate.
-struct ExtraRow {
-  tut::VersionInfo info;  ///< name, idea, minimum GPU, kind
-  Kernel kernel;          ///< how to run it
-};
-
-const std::vector<ExtraRow>& exercise_rows() {
-  static const std::vector<ExtraRow> rows = {
-      {{"exercise", "your 2-D register-blocked kernel (exercises/06_gemm/gemm_2d_blocktile.cu)", 75,
-        tut::Kind::exercise},
-       {Precision::fp32, exercise_gemm_2d_blocktile, nullptr}},
-      {{"solution", "the reference solution of the 2-D register-blocking exercise", 75, tut::Kind::solution},
-       {Precision::fp32, solution_gemm_2d_blocktile, nullptr}},
-  };
+/// The exercise and its solution, as extra rows of the table.
+const std::vector<tut::ExtraRow<Kernel>>& exercise_rows() {
+  static const auto rows = tut::exercise_rows<Kernel>(
+      "2-D register-blocked kernel", "exercises/06_gemm/gemm_2d_blocktile.cu",
+      Kernel{Precision::fp32, exercise_gemm_2d_blocktile, nullptr},
+      Kernel{Precision::fp32, solution_gemm_2d_blocktile, nullptr});
   return rows;
 }
 
-std::vector<ExtraRow> tune_rows() {
-  std::vector<ExtraRow> rows;
+/// The tuning search's candidates, as rows of the `--tune` table.
+std::vector<tut::ExtraRow<Kernel>> tune_rows() {
+  std::vector<tut::ExtraRow<Kernel>> rows;
   for (const auto& cand : tune_candidates()) {
     rows.push_back({{cand.name, cand.summary + (cand.is_tuned ? " (v8_tuned)" : ""), 80, tut::Kind::ours},
                     {Precision::fp32, cand.launch, nullptr}});
@@ -170,7 +163,7 @@ class GemmChapter final : public tut::Chapter {
     std::vector<Row> rows;
     std::string library;
     if (tuning) {
-      for (const auto& r : tune_rows()) rows.push_back({r.info, r.kernel, 0.0});
+      for (const auto& r : tune_rows()) rows.push_back({r.info, r.run, 0.0});
     }
     for (const auto& v : gemm::versions()) {
       if (v.kernel.precision != prec) continue;
@@ -179,7 +172,7 @@ class GemmChapter final : public tut::Chapter {
       if (v.info.kind == tut::Kind::library) library = v.info.name;
     }
     if (prec == Precision::fp32 && !tuning) {
-      for (const auto& r : exercise_rows()) rows.push_back({r.info, r.kernel, 0.0});
+      for (const auto& r : exercise_rows()) rows.push_back({r.info, r.run, 0.0});
     }
     bool any = false;
     for (const auto& r : rows) any = any || session.wants(r.info.name);
