@@ -22,13 +22,7 @@ std::vector<std::int64_t> sizes_1d() {
                                      33,   63,   64,   65,   127,  128,   129,   255,   256,          257,
                                      511,  1000, 1023, 1024, 1025, 4096,  4097,  65535, 65536,        65537,
                                      (1 << 20) - 1, (1 << 20) + 3, 3 * (1 << 20) + 1};
-  if (const char* extra = std::getenv("TUTORIAL_EXTRA_SIZES")) {
-    std::stringstream ss(extra);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (!item.empty()) sizes.push_back(std::stoll(item));
-    }
-  }
+  for (std::int64_t n : extra_sizes()) sizes.push_back(n);
   if (sanitizing()) {
     std::vector<std::int64_t> small;
     for (auto n : sizes)
@@ -36,6 +30,26 @@ std::vector<std::int64_t> sizes_1d() {
     return small;
   }
   return sizes;
+}
+
+std::vector<std::int64_t> extra_sizes() {
+  std::vector<std::int64_t> sizes;
+  if (const char* extra = std::getenv("TUTORIAL_EXTRA_SIZES")) {
+    std::stringstream ss(extra);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      if (!item.empty()) sizes.push_back(std::stoll(item));
+    }
+  }
+  return sizes;
+}
+
+std::vector<Shape2> sanitizer_sized(const std::vector<Shape2>& shapes) {
+  if (!sanitizing()) return shapes;
+  std::vector<Shape2> small;
+  for (const auto& s : shapes)
+    if (s.first * s.second <= 70000) small.push_back(s);
+  return small;
 }
 
 std::uint64_t seed() {

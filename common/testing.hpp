@@ -17,6 +17,7 @@ using Catch::Approx;
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/compare.hpp"
@@ -28,6 +29,16 @@ namespace tut::testing {
 /// hidden cases). Under $TUTORIAL_SANITIZE=1 only sizes up to 70'000 are kept (sanitizers are
 /// slow).
 std::vector<std::int64_t> sizes_1d();
+
+/// The sizes in $TUTORIAL_EXTRA_SIZES (comma-separated), empty if unset: how graders add hidden
+/// cases. Each chapter turns them into its own shapes (n, or n x n, 3 x n, ...).
+std::vector<std::int64_t> extra_sizes();
+
+/// A 2-D problem size: (rows, cols).
+using Shape2 = std::pair<std::int64_t, std::int64_t>;
+
+/// `shapes` without those of more than 70'000 elements when $TUTORIAL_SANITIZE=1.
+std::vector<Shape2> sanitizer_sized(const std::vector<Shape2>& shapes);
 
 /// The seed for test inputs: $TUTORIAL_SEED if set (graders use a secret one), else 20240601.
 std::uint64_t seed();

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -28,13 +26,7 @@ std::vector<std::int64_t> sweep_columns() {
                                     33,   63,   64,   65,   100,  127,  128,   129,   255,   256,   257,   511,
                                     512,  513,  1000, 1020, 1023, 1024, 1025,  1028,  2047,  2048,  2049,  3000,
                                     4096, 4097, 8191, 8192, 8196, 12345, 16384, 32768, 32771, 60000, 65536, 100003};
-  if (const char* extra = std::getenv("TUTORIAL_EXTRA_SIZES")) {
-    std::stringstream ss(extra);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (!item.empty()) cols.push_back(std::stoll(item));
-    }
-  }
+  for (std::int64_t n : tut::testing::extra_sizes()) cols.push_back(n);
   return cols;
 }
 

@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,17 +16,8 @@
 namespace gemv::testing {
 
 /// An M x K shape.
-using Shape = std::pair<std::int64_t, std::int64_t>;
-
-/// `list`, without the shapes of more than 70000 elements when $TUTORIAL_SANITIZE=1 (the
-/// sanitizers are slow).
-inline std::vector<Shape> sanitizer_sized(const std::vector<Shape>& list) {
-  if (!tut::testing::sanitizing()) return list;
-  std::vector<Shape> small;
-  for (const auto& s : list)
-    if (s.first * s.second <= 70000) small.push_back(s);
-  return small;
-}
+using Shape = tut::testing::Shape2;
+using tut::testing::sanitizer_sized;
 
 /// The shapes every version is tested on: 1, primes, 31/32/33, K % 4 != 0 (rows not 16-byte
 /// aligned), K = 33 and K = 100000, M = 1, short rows (K <= 128: v5's range), long rows
@@ -47,16 +36,10 @@ inline std::vector<Shape> shapes() {
       // long rows (v6): few rows, K split into chunks (with head and tail per chunk when K % 4 != 0)
       {1, 4096},  {3, 4097},   {9, 8191},  {33, 8192}, {257, 8193}, {17, 65536}, {9, 100000}, {1024, 4100},
   };
-  if (const char* extra = std::getenv("TUTORIAL_EXTRA_SIZES")) {
-    std::stringstream ss(extra);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (item.empty()) continue;
-      const std::int64_t n = std::stoll(item);
-      list.push_back({n, n});
-      list.push_back({3, n});
-      list.push_back({n, 3});
-    }
+  for (std::int64_t n : tut::testing::extra_sizes()) {
+    list.push_back({n, n});
+    list.push_back({3, n});
+    list.push_back({n, 3});
   }
   return sanitizer_sized(list);
 }

@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,17 +16,8 @@
 namespace transpose::testing {
 
 /// An R x C shape.
-using Shape = std::pair<std::int64_t, std::int64_t>;
-
-/// `list`, without the shapes of more than 70000 elements when $TUTORIAL_SANITIZE=1 (the
-/// sanitizers are slow).
-inline std::vector<Shape> sanitizer_sized(const std::vector<Shape>& list) {
-  if (!tut::testing::sanitizing()) return list;
-  std::vector<Shape> small;
-  for (const auto& s : list)
-    if (s.first * s.second <= 70000) small.push_back(s);
-  return small;
-}
+using Shape = tut::testing::Shape2;
+using tut::testing::sanitizer_sized;
 
 /// The shapes every version is tested on: 1 x 1, 1 x N, N x 1, primes, 31/32/33 around the
 /// tile, R != C both ways, multiples of 4 that are not multiples of 32 (the float4 and TMA
@@ -43,16 +32,10 @@ inline std::vector<Shape> shapes() {
       {4100, 36},  {8, 1028},  {1028, 8},   {128, 4},    {4, 128},     {33, 4097},  {4097, 33},   {100, 1000},
       {1000, 1024}, {1024, 1000}, {257, 513}, {2048, 2049}, {1024, 1024}, {2052, 1028},
   };
-  if (const char* extra = std::getenv("TUTORIAL_EXTRA_SIZES")) {
-    std::stringstream ss(extra);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (item.empty()) continue;
-      const std::int64_t n = std::stoll(item);
-      list.push_back({n, n});
-      list.push_back({1, n});
-      list.push_back({n, 3});
-    }
+  for (std::int64_t n : tut::testing::extra_sizes()) {
+    list.push_back({n, n});
+    list.push_back({1, n});
+    list.push_back({n, 3});
   }
   return sanitizer_sized(list);
 }

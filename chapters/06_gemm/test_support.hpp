@@ -6,9 +6,7 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,16 +40,10 @@ inline std::vector<Shape> sweep_shapes() {
       {129, 129, 129}, {127, 129, 128}, {129, 127, 130}, {1, 4097, 1023},  {1025, 1, 513},  {136, 264, 40},
       {255, 257, 67},  {256, 512, 64},  {257, 513, 96},  {300, 200, 1001},
   };
-  if (const char* extra = std::getenv("TUTORIAL_EXTRA_SIZES")) {
-    std::stringstream ss(extra);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (item.empty()) continue;
-      const std::int64_t v = std::stoll(item);
-      if (v < 1 || v > 4096) continue;  // GEMM shapes: cubes up to 4096 (the reference samples above 2^31 MACs)
-      shapes.push_back({v, v, v});
-      shapes.push_back({v, v + 1, v + 3});
-    }
+  for (std::int64_t v : tut::testing::extra_sizes()) {
+    if (v < 1 || v > 4096) continue;  // GEMM shapes: cubes up to 4096 (the reference samples above 2^31 MACs)
+    shapes.push_back({v, v, v});
+    shapes.push_back({v, v + 1, v + 3});
   }
   if (tut::testing::sanitizing()) {
     std::vector<Shape> small;
