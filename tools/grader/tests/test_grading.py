@@ -5,6 +5,7 @@ import io
 import json
 import os
 import pathlib
+import subprocess
 import tempfile
 import time
 import unittest
@@ -257,6 +258,55 @@ class SetupTest(unittest.TestCase):
                 rc = grade.main(["--repo", str(fake), "--config", str(cfg), "--sanitize", str(sub)])
             self.assertEqual(rc, 2)
             self.assertIn("'no-such-sanitizer-here' not found", err.getvalue())
+
+
+class GitCommitTest(unittest.TestCase):
+    """The commit in every report: from git, else $TUT_GIT_COMMIT (a tree copied without .git), else unknown."""
+
+    def setUp(self):
+        self.saved = os.environ.pop("TUT_GIT_COMMIT", None)
+
+    def tearDown(self):
+        os.environ.pop("TUT_GIT_COMMIT", None)
+        if self.saved is not None:
+            os.environ["TUT_GIT_COMMIT"] = self.saved
+
+    def test_copied_tree_without_git_uses_the_environment(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            copied = support.make_fake_repo(pathlib.Path(tmp))  # no .git: as on the GPU machine
+            self.assertEqual(grading.git_commit(copied), "unknown")
+            os.environ["TUT_GIT_COMMIT"] = "0123456789ab"
+            self.assertEqual(grading.git_commit(copied), "0123456789ab")
+            os.environ["TUT_GIT_COMMIT"] = "  "
+            self.assertEqual(grading.git_commit(copied), "unknown")
+
+    def test_without_git_installed_uses_the_environment(self):
+        os.environ["TUT_GIT_COMMIT"] = "fedcba987654"
+        saved_path = os.environ.get("PATH", "")
+        os.environ["PATH"] = ""  # no git program at all: an OSError inside, never a crash
+        try:
+            self.assertEqual(grading.git_commit(support.REPO), "fedcba987654")
+        finally:
+            os.environ["PATH"] = saved_path
+
+    def test_a_real_checkout_wins_over_the_environment(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                   "GIT_COMMITTER_EMAIL": "t@t"}
+            try:
+                subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+                subprocess.run(["git", "-C", str(root), "commit", "-q", "--allow-empty", "-m", "x"], check=True,
+                               env=env)
+                head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], check=True,
+                                      capture_output=True, text=True, env=env).stdout.strip()
+            except (OSError, subprocess.CalledProcessError):
+                self.skipTest("git is not usable here")
+            os.environ["TUT_GIT_COMMIT"] = "not-this-one"
+            self.assertEqual(grading.git_commit(root), head)
+            # A copied tree that happens to lie inside another checkout does not take that commit.
+            (root / "copy").mkdir()
+            self.assertEqual(grading.git_commit(root / "copy"), "not-this-one")
 
 
 if __name__ == "__main__":
