@@ -355,7 +355,7 @@ TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[t
   std::set<std::string> names;
   for (const auto& v : versions()) names.insert(v.info.name);
   const std::regex plain("(tr|cp)[0-9]+x[0-9]+_t[0-9]+_(f4|f1|f1f4)_(rm|cm|g[0-9]+)");
-  const std::regex tma("tma[0-9]+x[0-9]+_s[0-9]+_(p|k[0-9]+)_(rm|cm|g[0-9]+)");
+  const std::regex tma("tma[0-9]+x[0-9]+_s[0-9]+_(p|k[0-9]+)_(rm|cm|g[0-9]+)(_t[0-9]+)?");
   int transposes = 0, copies = 0, tmas = 0;
   bool v9_searched = false;
   const std::string v9 = v9_summary();
@@ -377,10 +377,10 @@ TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[t
       ++tmas;
     }
   }
-  REQUIRE(transposes == 12);
+  REQUIRE(transposes == 20);
   REQUIRE(copies == 12);
-  REQUIRE(tmas == 5);
-  REQUIRE(tune_tma_candidates().size() == 5u);
+  REQUIRE(tmas == 9);
+  REQUIRE(tune_tma_candidates().size() == 9u);
   INFO("v9 runs V9Config; set it to one of the searched configurations: " << v9);
   REQUIRE(v9_searched);
 }
@@ -501,6 +501,14 @@ TEST_CASE("the wide-tile transposes and copies, simulated block by block on the 
     require_simulated<T9, true>();
     require_simulated<T10, true>();
     require_simulated<T11, true>();
+    require_simulated<T12, true>();
+    require_simulated<T13, true>();
+    require_simulated<T14, true>();
+    require_simulated<T15, true>();
+    require_simulated<T16, true>();
+    require_simulated<T17, true>();
+    require_simulated<T18, true>();
+    require_simulated<T19, true>();
   }
   SECTION("copies") {
     require_simulated<Copy1D, false>();

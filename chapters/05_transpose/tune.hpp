@@ -16,7 +16,7 @@
 namespace transpose {
 
 /// The configurations the search times. Names in the table: `tr<Rows>x<Cols>_t<Threads>_<access>_<order>`
-/// (config_name()); each is also timed as a copy (`cp...`), except T11, whose copy would be T10's.
+/// (config_name()); T0-T10 are also timed as a copy (`cp...`), the tiled copy of that shape and order.
 // [candidates]
 namespace tune {
 /// v5's tile (32 x 32, one float4 per thread), row-major, with the interior fast path.
@@ -43,6 +43,23 @@ using T9 = TileConfig<128, 128, 256, true, true, 8>;
 using T10 = TileConfig<64, 64, 256, false, false, 8>;
 /// Accesses: T3 with scalar loads, float4 stores (swizzled tile).
 using T11 = TileConfig<64, 64, 256, false, true, 8>;
+/// Second round, around the first round's winner T10 (scalar accesses, padded tile).
+/// T10 with 128 threads: 32 loads per thread (two batches of 16 in flight).
+using T12 = TileConfig<64, 64, 128, false, false, 8>;
+/// T10 with 512 threads: 8 loads per thread, twice the warps per tile.
+using T13 = TileConfig<64, 64, 512, false, false, 8>;
+/// T10's accesses on 32 x 32 tiles (v4's tile, 4 loads per thread), bands of 8.
+using T14 = TileConfig<32, 32, 256, false, false, 8>;
+/// T10 in bands of 4 tile rows.
+using T15 = TileConfig<64, 64, 256, false, false, 4>;
+/// T10 in bands of 16 tile rows.
+using T16 = TileConfig<64, 64, 256, false, false, 16>;
+/// T10 in row-major tile order (does the band matter for scalar accesses?).
+using T17 = TileConfig<64, 64, 256, false, false, kRowMajor>;
+/// Scalar 128 x 64 tiles: 256-byte pieces of 128 A rows, 512-byte pieces of 64 B rows; 32 loads per thread.
+using T18 = TileConfig<128, 64, 256, false, false, 8>;
+/// Scalar 64 x 128 tiles: 512-byte pieces of 64 A rows, 256-byte pieces of 128 B rows.
+using T19 = TileConfig<64, 128, 256, false, false, 8>;
 /// Copy only: 1 x 1024 tiles, one float4 per thread: the access pattern of a plain 1-D copy.
 using Copy1D = TileConfig<1, 1024, 256, true, true, kRowMajor>;
 }  // namespace tune

@@ -1,5 +1,5 @@
 /// @file
-/// @brief The tuning search's plain candidates (the configurations tune::T0 .. T11 of tune.hpp)
+/// @brief The tuning search's plain candidates (the configurations tune::T0 .. T19 of tune.hpp)
 /// as registry entries: wide-tile transposes (wide_tiles.cuh), and the tiled copy of each (the
 /// roof of that shape and order).
 #include <string>
@@ -39,6 +39,9 @@ const std::vector<Version>& tune_candidates() {
         transpose_candidate<T3>(), transpose_candidate<T4>(), transpose_candidate<T5>(),
         transpose_candidate<T6>(), transpose_candidate<T7>(), transpose_candidate<T8>(),
         transpose_candidate<T9>(), transpose_candidate<T10>(), transpose_candidate<T11>(),
+        transpose_candidate<T12>(), transpose_candidate<T13>(), transpose_candidate<T14>(),
+        transpose_candidate<T15>(), transpose_candidate<T16>(), transpose_candidate<T17>(),
+        transpose_candidate<T18>(), transpose_candidate<T19>(),
         copy_candidate<Copy1D>(), copy_candidate<T0>(), copy_candidate<T1>(), copy_candidate<T2>(),
         copy_candidate<T3>(), copy_candidate<T4>(), copy_candidate<T5>(), copy_candidate<T6>(),
         copy_candidate<T7>(), copy_candidate<T8>(), copy_candidate<T9>(), copy_candidate<T10>(),

@@ -161,13 +161,14 @@ void launch_transpose_tma_tiles(const float* A, float* B, std::int64_t R, std::i
 
 namespace {
 
-/// "tma64x64_s4_k8_g8": box, stages, tiles per block (p = persistent wave), order.
+/// "tma64x64_s4_k8_g8": box, stages, tiles per block (p = persistent wave), order; "_t256" when
+/// the block does not have 128 threads.
 template <class Cfg>
 std::string tma_name() {
   return "tma" + std::to_string(Cfg::kBoxRows) + "x" + std::to_string(Cfg::kBoxCols) + "_s" +
          std::to_string(Cfg::kStages) + "_" +
          (Cfg::kTilesPerBlock == 0 ? std::string("p") : "k" + std::to_string(Cfg::kTilesPerBlock)) + "_" +
-         order_name(Cfg::kBand);
+         order_name(Cfg::kBand) + (Cfg::kThreads == 128 ? std::string() : "_t" + std::to_string(Cfg::kThreads));
 }
 
 template <class Cfg>
@@ -185,7 +186,7 @@ Version tma_candidate() {
 
 }  // namespace
 
-/// The TMA configurations the search times (all with 128 threads per block).
+/// The TMA configurations the search times.
 // [tma_candidates]
 namespace tune {
 /// v8 with 64 x 64 boxes: 4x the bytes per TMA request.
@@ -198,13 +199,22 @@ using M2 = TmaConfig<64, 64, 4, 128, 8, kRowMajor>;
 using M3 = TmaConfig<64, 64, 4, 128, 8, 8>;
 /// M3 with 32 x 128 boxes: 512-byte runs of A rows, 128-byte runs of B rows.
 using M4 = TmaConfig<32, 128, 4, 128, 8, 8>;
+/// Second round, around M2: 256 threads for the shared-memory transposition of each box.
+using M5 = TmaConfig<64, 64, 4, 256, 8, kRowMajor>;
+/// M2 with 16 tiles per block (fewer blocks, each pipeline runs longer).
+using M6 = TmaConfig<64, 64, 4, 128, 16, kRowMajor>;
+/// M2 with 4 tiles per block (more blocks, shorter pipelines).
+using M7 = TmaConfig<64, 64, 4, 128, 4, kRowMajor>;
+/// M2 with 3 load stages (less shared memory per block: more blocks per SM).
+using M8 = TmaConfig<64, 64, 3, 128, 8, kRowMajor>;
 }  // namespace tune
 // [tma_candidates]
 
 const std::vector<Version>& tune_tma_candidates() {
   static const std::vector<Version> list = {
       tma_candidate<tune::M0>(), tma_candidate<tune::M1>(), tma_candidate<tune::M2>(),
-      tma_candidate<tune::M3>(), tma_candidate<tune::M4>(),
+      tma_candidate<tune::M3>(), tma_candidate<tune::M4>(), tma_candidate<tune::M5>(),
+      tma_candidate<tune::M6>(), tma_candidate<tune::M7>(), tma_candidate<tune::M8>(),
   };
   return list;
 }

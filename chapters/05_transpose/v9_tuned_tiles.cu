@@ -11,7 +11,7 @@ namespace transpose {
 /// stores, order>. One line, set from the measured winner of `transpose_tune` (its row names
 /// spell these arguments: tr64x64_t256_f4_g8 is <64, 64, 256, true, true, 8>).
 // [config]
-using V9Config = TileConfig<64, 64, 256, true, true, 8>;
+using V9Config = TileConfig<64, 64, 256, false, false, 8>;
 // [config]
 
 std::string v9_summary() { return "tuned tiles: " + config_summary<V9Config>() + " (transpose_tune)"; }
