@@ -43,7 +43,7 @@ const std::vector<Version>& versions();
 /// "Accuracy"): relative error (220 + 8 sqrt(cols)) * 2^-24 per element and in norm.
 tut::Tolerance tolerance(std::int64_t cols);
 
-/// @name The ladder (one file each: v0_thread_per_row.cu ... v6_float4.cu)
+/// @name The ladder (one file each: v0_thread_per_row.cu ... v7_cluster_rows.cu)
 /// @{
 void launch_softmax_v0_thread_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                       cudaStream_t stream);
@@ -57,6 +57,8 @@ void launch_softmax_v4_warp_registers(const float* x, float* y, std::int64_t row
 void launch_softmax_v5_block_shared(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                     cudaStream_t stream);
 void launch_softmax_v6_float4(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+void launch_softmax_v7_cluster_rows(const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                                    cudaStream_t stream);
 /// @}
 
 /// @name Shapes the limited versions accept
@@ -71,6 +73,37 @@ std::string v5_unsupported(std::int64_t rows, std::int64_t cols);
 /// Largest row (in floats) that fits in the current GPU's opt-in shared memory per block,
 /// next to the kernels' own static shared memory.
 std::int64_t max_shared_row_floats();
+/// @}
+
+/// @name v7's tiles and its tuning candidates (v7_cluster_rows.cu)
+/// @{
+
+/// Most blocks v7 puts in a cluster (the portable limit of CUDA clusters).
+constexpr int kV7MaxCluster = 8;
+
+/// @brief What one block of v7 holds: `threads` threads with `vec` float4s each, i.e.
+/// 4 x threads x vec columns of a row; a row of C columns takes ceil(C / that) blocks (a cluster).
+struct V7Tile {
+  int threads;  ///< threads per block (a multiple of 32)
+  int vec;      ///< float4s per thread, in registers
+};
+
+/// The tile v7 picks for rows of `cols` columns; {0, 0} where it runs v6 instead (C <= 1024,
+/// C % 4 != 0, or C > 131072).
+V7Tile v7_tile_for(std::int64_t cols);
+/// Blocks per cluster for `tile` on rows of `cols` columns: ceil(C/4 / (threads vec)), capped
+/// at kV7MaxCluster + 1 (which means "too long for this tile").
+int v7_cluster_size(V7Tile tile, std::int64_t cols);
+/// v7: "" on an sm_90 GPU with sm_90 code in this build, else why not (any shape otherwise).
+std::string v7_unsupported(std::int64_t rows, std::int64_t cols);
+
+/// A tile of v7 forced on every shape (v6 where it cannot run): the rows of `softmax --tune`.
+struct V7Candidate {
+  V7Tile tile;    ///< the tile it always uses
+  Launch launch;  ///< runs it (same contract as a registered version)
+};
+/// The tuning candidates, threads x vec = 128..1024 x 2..8.
+const std::vector<V7Candidate>& v7_candidates();
 /// @}
 
 /// @name The library baseline (cudnn_baseline.cu)

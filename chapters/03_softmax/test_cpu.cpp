@@ -228,8 +228,52 @@ TEST_CASE("the registry: unique names, vN_ ladder, cuDNN and the copy roof", "[s
     if (v.info.kind == tut::Kind::library && !v.copy_roof) ++libraries;
     if (v.copy_roof) REQUIRE(v.info.kind == tut::Kind::library);
   }
-  REQUIRE(ladder == 7);
+  REQUIRE(ladder == 8);
   REQUIRE(libraries == 1);  // one softmax library (cuDNN) ...
   REQUIRE(names.count("cudnn") == 1);
   REQUIRE(names.count("cudaMemcpy") == 1);  // ... and the copy roof
+}
+
+TEST_CASE("v7's tiles: which C go to a cluster, and how many blocks", "[softmax][v7]") {
+  // C <= 1024, C % 4 != 0, and C > 131072 run v6.
+  for (std::int64_t cols : {1, 4, 128, 1024, 1030, 4097, 32771, 131076, 1 << 20}) {
+    INFO("C = " << cols);
+    REQUIRE(v7_tile_for(cols).threads == 0);
+  }
+  struct Case {
+    std::int64_t cols;
+    int threads, vec, cluster;
+  };
+  for (const Case& c : {Case{1028, 128, 4, 1}, Case{2048, 128, 4, 1}, Case{2052, 256, 4, 1}, Case{4096, 256, 4, 1},
+                        Case{4100, 256, 4, 2}, Case{8192, 256, 4, 2}, Case{12288, 256, 4, 3},
+                        Case{32768, 256, 4, 8}, Case{32772, 512, 4, 5}, Case{65536, 512, 4, 8},
+                        Case{65540, 1024, 4, 5}, Case{131072, 1024, 4, 8}}) {
+    INFO("C = " << c.cols);
+    const V7Tile t = v7_tile_for(c.cols);
+    REQUIRE(t.threads == c.threads);
+    REQUIRE(t.vec == c.vec);
+    REQUIRE(v7_cluster_size(t, c.cols) == c.cluster);
+    // The cluster covers the row, and its last block holds at least one float4 of it.
+    const std::int64_t slice = 4 * static_cast<std::int64_t>(t.threads) * t.vec;
+    REQUIRE(c.cluster * slice >= c.cols);
+    REQUIRE((c.cluster - 1) * slice < c.cols);
+  }
+  REQUIRE(v7_cluster_size({128, 2}, 1 << 20) == kV7MaxCluster + 1);  // too long: the candidate runs v6
+  REQUIRE(v7_cluster_size({128, 2}, 8192) == 8);
+}
+
+TEST_CASE("v7's tuning candidates: distinct tiles of whole warps", "[softmax][v7]") {
+  std::set<std::pair<int, int>> seen;
+  for (const auto& c : v7_candidates()) {
+    REQUIRE(c.launch != nullptr);
+    REQUIRE(c.tile.threads % 32 == 0);
+    REQUIRE(c.tile.threads <= 1024);
+    REQUIRE(seen.insert({c.tile.threads, c.tile.vec}).second);
+  }
+  // The default tiles are among the candidates (so --tune times them too).
+  for (std::int64_t cols : {2048, 4096, 8192, 32768, 65536, 131072}) {
+    const V7Tile t = v7_tile_for(cols);
+    INFO("C = " << cols);
+    REQUIRE(seen.count({t.threads, t.vec}) == 1);
+  }
 }

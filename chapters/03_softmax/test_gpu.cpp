@@ -19,13 +19,16 @@ using softmax::testing::require_refusal;
 namespace {
 
 /// The columns of the sweep: 1, small primes, around every power of two up to 2^15 (warp and
-/// block tiles, float4 tails), the limits of v4 (1024) and v5 (shared memory), and a few rows
-/// longer than any GPU's shared memory (v6's online fallback), plus $TUTORIAL_EXTRA_SIZES.
+/// block tiles, float4 tails), the limits of v4 (1024) and v5 (shared memory), a few rows
+/// longer than any GPU's shared memory (v6's online fallback), v7's cluster sizes and tiles,
+/// plus $TUTORIAL_EXTRA_SIZES.
 std::vector<std::int64_t> sweep_columns() {
   std::vector<std::int64_t> cols = {1,    2,    3,    4,    5,    7,    8,     13,    16,    17,    31,    32,
                                     33,   63,   64,   65,   100,  127,  128,   129,   255,   256,   257,   511,
                                     512,  513,  1000, 1020, 1023, 1024, 1025,  1028,  2047,  2048,  2049,  3000,
-                                    4096, 4097, 8191, 8192, 8196, 12345, 16384, 32768, 32771, 60000, 65536, 100003};
+                                    4096, 4097, 8191, 8192, 8196, 12345, 16384, 32768, 32771, 60000, 65536, 100003,
+                                    // v7's clusters: 1..8 blocks of each tile, and just past its last one
+                                    2052, 12344, 32772, 100000, 131072, 131076};
   for (std::int64_t n : tut::testing::extra_sizes()) cols.push_back(n);
   return cols;
 }
@@ -71,12 +74,38 @@ TEST_CASE("every version is stable: -inf entries, all -inf rows, magnitudes of 1
   for (const auto& v : versions()) {
     if (v.copy_roof) continue;
     DYNAMIC_SECTION(v.info.name) {
-      for (std::int64_t cols : {1, 2, 3, 4, 5, 7, 32, 33, 128, 130, 1000, 1024, 1028, 4096, 5000, 32768}) {
+      for (std::int64_t cols : {1, 2, 3, 4, 5, 7, 32, 33, 128, 130, 1000, 1024, 1028, 4096, 5000, 32768, 65536}) {
         if (!v.unsupported(testing::kEdgeRows, cols).empty()) continue;
         if (tut::testing::sanitizing() && cols > 5000) continue;  // keep sanitizer runs short
         INFO(v.info.name << ", C = " << cols);
         require_correct(v.launch, testing::kEdgeRows, cols,
                         testing::edge_matrix(cols, tut::testing::seed() + cols, v.defines_all_neg_inf_rows));
+      }
+    }
+  }
+}
+
+TEST_CASE("every v7 tuning candidate matches the reference (its tile, or v6 where the tile cannot run)",
+          "[softmax][v7]") {
+  struct Shape {
+    std::int64_t rows, cols;
+  };
+  // One block per row, clusters of 2, 3 and 8 blocks (for the 256 x 4 tile), a tile too small
+  // for the row (more than 8 blocks: v6), and C % 4 != 0 (v6).
+  const std::vector<Shape> shapes = {{3, 1028}, {5, 4096}, {3, 8192}, {2, 12344}, {2, 32768}, {2, 65536}, {3, 4099}};
+  for (const auto& cand : v7_candidates()) {
+    DYNAMIC_SECTION("tile " << cand.tile.threads << " x " << cand.tile.vec) {
+      for (const Shape& s : shapes) {
+        if (tut::testing::sanitizing() && s.rows * s.cols > 70000) continue;
+        INFO(s.rows << " x " << s.cols);
+        if (!v7_unsupported(s.rows, s.cols).empty()) {
+          require_refusal(cand.launch, s.rows, s.cols);
+          continue;
+        }
+        require_correct(cand.launch, s.rows, s.cols, testing::random_matrix(s.rows, s.cols, tut::testing::seed() + s.cols));
+      }
+      if (v7_unsupported(testing::kEdgeRows, 8192).empty()) {
+        require_correct(cand.launch, testing::kEdgeRows, 8192, testing::edge_matrix(8192, tut::testing::seed() + 7));
       }
     }
   }
