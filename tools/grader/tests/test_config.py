@@ -5,7 +5,7 @@ import tempfile
 import unittest
 
 import support  # noqa: F401  (puts gradelib on the path)
-from gradelib import config
+from gradelib import config, repo
 from gradelib.config import ConfigError
 
 CHAPTERS = ["elementwise", "reduce"]
@@ -36,9 +36,16 @@ class DefaultsTest(unittest.TestCase):
         self.assertTrue(cfg.hidden_enabled)
 
     def test_corpus_config_is_valid(self):
-        cfg = config.load(support.GRADER / "corpus" / "corpus.toml")
+        chapters = [c.name for c in repo.discover(support.REPO)[0]]
+        cfg = config.load(support.GRADER / "corpus" / "corpus.toml", chapters)
         self.assertIsNone(cfg.seed)  # drawn at random by check_corpus.py
-        self.assertTrue(cfg.extra_sizes)
+        # No global sizes: a size n is n elements in 1-D chapters but n x n or n^3 in others.
+        self.assertEqual(cfg.extra_sizes, [])
+        self.assertTrue(cfg.hidden_sizes("elementwise"))
+        for name, limit in (("gemv", 20000), ("transpose", 20000), ("gemm", 4096)):
+            if name in chapters:  # n x n matrices (gemv, transpose) and n^3 products (gemm) must stay small
+                self.assertTrue(cfg.hidden_sizes(name), name)
+                self.assertLessEqual(max(cfg.hidden_sizes(name)), limit, name)
 
 
 class ParseTest(unittest.TestCase):
