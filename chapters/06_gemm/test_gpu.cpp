@@ -56,6 +56,32 @@ TEST_CASE("every version is correct at misaligned starts (the vector paths fall 
   }
 }
 
+TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune]") {
+  // The sweep (whose 136 x 264 x 40 and 256 x 512 x 64 already hold interior 128 x 256 block
+  // tiles), plus more shapes mixing interior and edge tiles and k-slices, so that every path of
+  // the candidates' copies runs.
+  std::vector<Shape> shapes = gemm::testing::sweep_shapes();
+  if (!tut::testing::sanitizing()) {
+    for (const Shape& s : std::vector<Shape>{{300, 520, 40}, {257, 769, 33}, {384, 256, 100}}) shapes.push_back(s);
+  }
+  for (const auto& cand : tune_candidates()) {
+    DYNAMIC_SECTION(cand.name) {
+      if (gemm::testing::device_cc() < 80) {
+        WARN(cand.name << " skipped: needs sm_80");
+      } else {
+        const Kernel kern{Precision::fp32, cand.launch, nullptr};
+        for (const Shape& s : shapes) {
+          require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 4);
+          require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 5);
+        }
+        for (const Offsets& off : std::vector<Offsets>{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}) {
+          require_correct(kern, cand.name, {136, 264, 40}, 1.25f, -0.5f, off, tut::testing::seed() + 6);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("fresh inputs, not one fixed data set", "[gemm][seeds]") {
   for (const auto& v : versions()) {
     DYNAMIC_SECTION(v.info.name) {

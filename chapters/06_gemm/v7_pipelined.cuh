@@ -8,6 +8,13 @@
 ///     warp tile    WM x WN        (WM/TM) x (WN/TN) = 32 lanes
 ///     thread tile  TM x TN        (TM/4) x (TN/4) quads of 4 x 4, spaced one lane-grid apart
 ///     k-slice      BK             kStages slices in flight (cp.async multi-stage pipeline)
+///
+/// Two switches, off for v7, exist for v8's search (see gemm_v7_pipelined()):
+/// - kFragBuffers = 2: the warp-tile fragments are double-buffered in registers, and the barrier of
+///   each k-slice moves in front of the slice's last k-step, so the first fragments of the next
+///   slice load while the last FFMAs of this one issue.
+/// - kInteriorCopies: the copies of a k-slice that lies entirely inside A and B skip the bounds
+///   checks and reuse addresses computed once per thread (edge slices keep the guarded copies).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,7 +29,8 @@
 namespace gemm {
 
 /// The compile-time parameters of the pipelined FFMA kernel, and everything derived from them.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_,
+          int FRAG_BUFFERS_ = 1, bool INTERIOR_COPIES_ = false>
 struct FfmaConfig {
   static constexpr int BM = BM_;  ///< rows of C per block
   static constexpr int BN = BN_;  ///< columns of C per block
@@ -50,6 +58,11 @@ struct FfmaConfig {
   /// 65536 / (kThreads x kMinBlocks). Too many blocks: the accumulators spill (the resource test
   /// fails); too few: fewer warps to hide latency.
   static constexpr int kMinBlocks = MIN_BLOCKS_;
+  /// Register buffers of the warp-tile fragments: 1 (v7: load a k-step's fragments, then use
+  /// them) or 2 (load step p+1's while step p's FFMAs issue, across the slice boundary too).
+  static constexpr int kFragBuffers = FRAG_BUFFERS_;
+  /// Interior slices copied without bounds checks from addresses computed once (false in v7).
+  static constexpr bool kInteriorCopies = INTERIOR_COPIES_;
 
   static_assert(BM % WM == 0 && BN % WN == 0, "the warp tile must divide the block tile");
   static_assert(WM % TM == 0 && WN % TN == 0, "the thread tile must divide the warp tile");
@@ -60,6 +73,11 @@ struct FfmaConfig {
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static_assert(kThreads <= 1024, "at most 1024 threads per block");
   static_assert(kMinBlocks >= 1 && kThreads * kMinBlocks <= 2048, "an SM holds at most 2048 threads");
+  static_assert(kFragBuffers == 1 || kFragBuffers == 2, "fragments are single- or double-buffered");
+  static_assert(kFragBuffers == 1 || BK % 2 == 0, "double buffering alternates buffers: BK must be even");
+  static_assert(!kInteriorCopies || (kThreads % BK == 0 && kThreads % kBChunksPerRow == 0),
+                "interior copies: each thread copies one column of A and one chunk column of B, so the "
+                "thread count must be a multiple of BK and of BN / 4");
 };
 
 /// Issues the cp.async copies of k-slice `tile` into one stage of shared memory: A transposed with
@@ -97,6 +115,55 @@ __device__ __forceinline__ void load_stage_ffma(float* __restrict__ As, float* _
   }
 }
 
+/// The copies of load_stage_ffma() for a k-slice that lies entirely inside A and B (and B's rows
+/// 16-byte aligned): no bounds checks. `a_src` and `b_src` are this thread's first source
+/// elements of slice 0 (A[row0 + t / BK, t % BK], B[t / (BN/4), col0 + 4 (t % (BN/4))]); copy i
+/// of a slice sits kThreads / BK rows of A (kThreads / (BN/4) rows of B) further on.
+template <class Cfg>
+__device__ __forceinline__ void load_stage_interior(float* __restrict__ As, float* __restrict__ Bs, int tile, int n,
+                                                    int k, const float* __restrict__ a_src,
+                                                    const float* __restrict__ b_src) {
+  constexpr int kARowStep = Cfg::kThreads / Cfg::BK, kBRowStep = Cfg::kThreads / Cfg::kBChunksPerRow;
+  const int t = threadIdx.x;
+  const float* a_tile = a_src + tile * Cfg::BK;                                       // A[.., k0 + t % BK]
+  const float* b_tile = b_src + static_cast<std::int64_t>(tile) * Cfg::BK * n;       // B[k0 + .., ..]
+  float* a_dst = &As[(t % Cfg::BK) * Cfg::kAStride + t / Cfg::BK];                   // As[t % BK][t / BK]
+  float* b_dst = &Bs[(t / Cfg::kBChunksPerRow) * Cfg::BN + (t % Cfg::kBChunksPerRow) * 4];
+#pragma unroll
+  for (int i = 0; i < Cfg::kALoads; ++i)  // As[kk][r + i kARowStep] = A[row0 + r + i kARowStep, k0 + kk]
+    cp_async_4(a_dst + i * kARowStep, a_tile + static_cast<std::int64_t>(i) * kARowStep * k, true);
+#pragma unroll
+  for (int i = 0; i < Cfg::kBLoads; ++i)  // Bs[kk + i kBRowStep][cc .. cc+3] = B[k0 + kk + i kBRowStep, ..]
+    cp_async_16(b_dst + i * kBRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kBRowStep * n, 16);
+}
+
+/// Reads one k-step `p` of this lane's fragments from a stage: TM/4 LDS.128 of A and TN/4
+/// LDS.128 of B (`As`, `Bs` point at the lane's first quad of the stage).
+template <class Cfg>
+__device__ __forceinline__ void load_fragments(float (&ra)[Cfg::TM], float (&rb)[Cfg::TN], const float* As,
+                                               const float* Bs, int p) {
+#pragma unroll
+  for (int q = 0; q < Cfg::kQuadsM; ++q) {  // TM/4 LDS.128 of A
+    const float4 v = *reinterpret_cast<const float4*>(As + p * Cfg::kAStride + q * Cfg::kLanesM * 4);
+    ra[4 * q] = v.x, ra[4 * q + 1] = v.y, ra[4 * q + 2] = v.z, ra[4 * q + 3] = v.w;
+  }
+#pragma unroll
+  for (int q = 0; q < Cfg::kQuadsN; ++q) {  // TN/4 LDS.128 of B
+    const float4 v = *reinterpret_cast<const float4*>(Bs + p * Cfg::BN + q * Cfg::kLanesN * 4);
+    rb[4 * q] = v.x, rb[4 * q + 1] = v.y, rb[4 * q + 2] = v.z, rb[4 * q + 3] = v.w;
+  }
+}
+
+/// acc += ra rb^T: the TM x TN FFMA of one k-step.
+template <class Cfg>
+__device__ __forceinline__ void outer_product(float (&acc)[Cfg::TM][Cfg::TN], const float (&ra)[Cfg::TM],
+                                              const float (&rb)[Cfg::TN]) {
+#pragma unroll
+  for (int i = 0; i < Cfg::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+}
+
 /// @brief C = alpha * A B + beta * C with a kStages-deep cp.async pipeline (sm_80+; traps on older GPUs,
 /// where the runner never launches it).
 ///
@@ -108,6 +175,20 @@ __device__ __forceinline__ void load_stage_ffma(float* __restrict__ As, float* _
 ///         wait until slice t has landed (at most S-2 groups pending), __syncthreads()
 ///         issue slice t+S-1 into the stage slice t-1 used     (everyone is past it: the barrier)
 ///         compute slice t from its stage
+///
+/// v8's switches (both off in v7): with kFragBuffers = 2 the loop becomes
+///
+///     wait for slice 0, __syncthreads(), load step 0's fragments into buffer 0
+///     for t in 0 .. tiles-1:
+///         issue slice t+S-1 into the stage slice t-1 used
+///         for p in 0 .. BK-1:
+///             p < BK-1: load step p+1's fragments (other buffer)
+///             p = BK-1: wait for slice t+1, __syncthreads(), load its step 0 (buffer 0)
+///             TM x TN FFMA from buffer p % 2
+///
+/// so no k-step waits for its own shared loads, not even the first one after a barrier. With
+/// kInteriorCopies, slices inside A and B are copied by load_stage_interior() (no bounds checks,
+/// addresses computed once); edge slices and edge blocks keep load_stage_ffma().
 // [kernel]
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
@@ -133,48 +214,80 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
+  // kInteriorCopies: a slice inside A and B (block tile inside M x N, k0 + BK <= K, B's rows
+  // aligned) is copied from this thread's precomputed addresses, without bounds checks.
+  const bool inside_mn = Cfg::kInteriorCopies && vec_b && row0 + Cfg::BM <= m && col0 + Cfg::BN <= n;
+  const float* a_src = inside_mn ? a + static_cast<std::int64_t>(row0 + t / BK) * k + t % BK : a;
+  const float* b_src =
+      inside_mn ? b + static_cast<std::int64_t>(t / Cfg::kBChunksPerRow) * n + col0 + (t % Cfg::kBChunksPerRow) * 4
+                : b;
+
 // [pipeline]
+  // Issues the copies of k-slice `tile` into its stage, tile % S.
+  const auto issue = [&](int tile) {
+    float* As = smem + (tile % S) * Cfg::kStageFloats;
+    if (inside_mn && k - tile * BK >= BK) {
+      load_stage_interior<Cfg>(As, As + BK * Cfg::kAStride, tile, n, k, a_src, b_src);
+    } else {
+      load_stage_ffma<Cfg>(As, As + BK * Cfg::kAStride, tile, m, n, k, a, b, row0, col0, vec_b);
+    }
+  };
   // Prologue: slices 0 .. S-2 in flight.
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < tiles) {
-      float* As = smem + s * Cfg::kStageFloats;
-      load_stage_ffma<Cfg>(As, As + BK * Cfg::kAStride, s, m, n, k, a, b, row0, col0, vec_b);
-    }
+    if (s < tiles) issue(s);
     cp_async_commit();  // committed even when empty: the group count stays one per slice
   }
 
-  for (int tile = 0; tile < tiles; ++tile) {
-    cp_async_wait<S - 2>();  // this thread's copies of slice `tile` have landed ...
-    __syncthreads();         // ... and everyone's; everyone is also done computing slice tile-1
-    const int next = tile + S - 1;
-    if (next < tiles) {
-      float* As = smem + (next % S) * Cfg::kStageFloats;  // the stage slice tile-1 used
-      load_stage_ffma<Cfg>(As, As + BK * Cfg::kAStride, next, m, n, k, a, b, row0, col0, vec_b);
-    }
-    cp_async_commit();
+  if constexpr (Cfg::kFragBuffers == 1) {
+    for (int tile = 0; tile < tiles; ++tile) {
+      cp_async_wait<S - 2>();  // this thread's copies of slice `tile` have landed ...
+      __syncthreads();         // ... and everyone's; everyone is also done computing slice tile-1
+      if (tile + S - 1 < tiles) issue(tile + S - 1);  // into the stage slice tile-1 used
+      cp_async_commit();
 
 // [pipeline]
-    const float* As = smem + (tile % S) * Cfg::kStageFloats + frag_row;
-    const float* Bs = smem + (tile % S) * Cfg::kStageFloats + BK * Cfg::kAStride + frag_col;
+      const float* As = smem + (tile % S) * Cfg::kStageFloats + frag_row;
+      const float* Bs = smem + (tile % S) * Cfg::kStageFloats + BK * Cfg::kAStride + frag_col;
 #pragma unroll
-    for (int p = 0; p < BK; ++p) {
-      float ra[TM], rb[TN];
-#pragma unroll
-      for (int q = 0; q < Cfg::kQuadsM; ++q) {  // TM/4 LDS.128 of A
-        const float4 v = *reinterpret_cast<const float4*>(As + p * Cfg::kAStride + q * Cfg::kLanesM * 4);
-        ra[4 * q] = v.x, ra[4 * q + 1] = v.y, ra[4 * q + 2] = v.z, ra[4 * q + 3] = v.w;
+      for (int p = 0; p < BK; ++p) {
+        float ra[TM], rb[TN];
+        load_fragments<Cfg>(ra, rb, As, Bs, p);  // TM/4 + TN/4 LDS.128
+        outer_product<Cfg>(acc, ra, rb);         // TM x TN FFMA
       }
-#pragma unroll
-      for (int q = 0; q < Cfg::kQuadsN; ++q) {  // TN/4 LDS.128 of B
-        const float4 v = *reinterpret_cast<const float4*>(Bs + p * Cfg::BN + q * Cfg::kLanesN * 4);
-        rb[4 * q] = v.x, rb[4 * q + 1] = v.y, rb[4 * q + 2] = v.z, rb[4 * q + 3] = v.w;
-      }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);  // TM x TN FFMA
     }
+  } else {
+// [double_buffer]
+    // Fragments in two register buffers: step p computes from buffer p % 2 while step p+1's
+    // loads fill the other. The barrier of slice t+1 comes before the last step of slice t, so
+    // slice t+1's first fragments load while slice t's last TM x TN FFMAs issue.
+    const auto stage = [&](int tile) { return smem + (tile % S) * Cfg::kStageFloats; };  // As, then Bs
+    float ra[2][TM], rb[2][TN];
+    cp_async_wait<S - 2>();
+    __syncthreads();                                            // slice 0 is visible
+    if (tiles > 0) load_fragments<Cfg>(ra[0], rb[0], stage(0) + frag_row, stage(0) + BK * Cfg::kAStride + frag_col, 0);
+    for (int tile = 0; tile < tiles; ++tile) {
+      // Everyone is past the barrier that followed their last read of slice tile-1's stage.
+      if (tile + S - 1 < tiles) issue(tile + S - 1);
+      cp_async_commit();
+      const float* As = stage(tile) + frag_row;
+      const float* Bs = stage(tile) + BK * Cfg::kAStride + frag_col;
+#pragma unroll
+      for (int p = 0; p < BK; ++p) {
+        if (p < BK - 1) {
+          load_fragments<Cfg>(ra[(p + 1) % 2], rb[(p + 1) % 2], As, Bs, p + 1);
+        } else {
+          cp_async_wait<S - 2>();  // slice tile+1 has landed (this thread's copies) ...
+          __syncthreads();         // ... everyone's too; everyone has read all of slice tile
+          if (tile + 1 < tiles) {  // step 0 of slice tile+1
+            load_fragments<Cfg>(ra[0], rb[0], stage(tile + 1) + frag_row,
+                                stage(tile + 1) + BK * Cfg::kAStride + frag_col, 0);
+          }
+        }
+        outer_product<Cfg>(acc, ra[p % 2], rb[p % 2]);  // BK even: step BK-1 uses buffer 1
+      }
+    }
+// [double_buffer]
   }
   cp_async_wait<0>();  // nothing real is pending (only empty groups), but leave no copy behind
 
