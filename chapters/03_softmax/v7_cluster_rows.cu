@@ -141,6 +141,15 @@ void launch_tile(const float* x, float* y, std::int64_t rows, std::int64_t cols,
   CUDA_CHECK_LAUNCH();
 }
 
+/// launch_tile<kThreads, kVec>() if `tile` is that tile (and true), else nothing (and false).
+template <int kThreads, int kVec>
+bool try_tile(V7Tile tile, const float* x, float* y, std::int64_t rows, std::int64_t cols, int cluster,
+              cudaStream_t stream) {
+  if (tile.threads != kThreads || tile.vec != kVec) return false;
+  launch_tile<kThreads, kVec>(x, y, rows, cols, cluster, stream);
+  return true;
+}
+
 /// Runs `tile` on the shape (float4 access possible, cluster small enough), else v6.
 void run_tile(V7Tile tile, const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   const int cluster = v7_cluster_size(tile, cols);
@@ -148,21 +157,16 @@ void run_tile(V7Tile tile, const float* x, float* y, std::int64_t rows, std::int
     return launch_softmax_v6_float4(x, y, rows, cols, stream);
   }
   // The tiles this file instantiates: v7_tile_for()'s and every tuning candidate's.
-#define TUT_V7_TILE(T, V)                                                       \
-  if (tile.threads == (T) && tile.vec == (V)) {                                 \
-    return launch_tile<(T), (V)>(x, y, rows, cols, cluster, stream);            \
-  }
-  TUT_V7_TILE(128, 2)
-  TUT_V7_TILE(128, 4)
-  TUT_V7_TILE(128, 8)
-  TUT_V7_TILE(256, 2)
-  TUT_V7_TILE(256, 4)
-  TUT_V7_TILE(256, 8)
-  TUT_V7_TILE(512, 2)
-  TUT_V7_TILE(512, 4)
-  TUT_V7_TILE(1024, 2)
-  TUT_V7_TILE(1024, 4)
-#undef TUT_V7_TILE
+  if (try_tile<128, 2>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<128, 4>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<128, 8>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<256, 2>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<256, 4>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<256, 8>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<512, 2>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<512, 4>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<1024, 2>(tile, x, y, rows, cols, cluster, stream)) return;
+  if (try_tile<1024, 4>(tile, x, y, rows, cols, cluster, stream)) return;
   throw std::logic_error("softmax v7: tile " + std::to_string(tile.threads) + " x " + std::to_string(tile.vec) +
                          " is not instantiated");
 }
