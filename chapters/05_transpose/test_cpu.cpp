@@ -166,7 +166,7 @@ TEST_CASE("the registry: unique names, ladder in order, roofs and libraries", "[
     if (v.output == Output::copied) ++copies;
     if (v.info.kind == tut::Kind::library) ++libraries;
   }
-  REQUIRE(ladder == 10);
+  REQUIRE(ladder == 11);
   REQUIRE(copies == 3);  // copy_tile, copy_shared, cudaMemcpy
   REQUIRE(libraries == 2);
   REQUIRE(names.count("cublasSgeam") == 1);
@@ -383,6 +383,12 @@ TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[t
   REQUIRE(tune_tma_candidates().size() == 9u);
   INFO("v9 runs V9Config; set it to one of the searched configurations: " << v9);
   REQUIRE(v9_searched);
+  bool v10_searched = false;
+  for (const auto& v : tune_tma_candidates()) {
+    if (v10_summary() == "tuned " + v.info.summary + " (transpose_tune)") v10_searched = true;
+  }
+  INFO("v10 runs V10Config; set it to one of the searched TMA configurations: " << v10_summary());
+  REQUIRE(v10_searched);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -71,7 +71,11 @@ void launch_transpose_v6_four_tiles(const float* A, float* B, std::int64_t R, st
 void launch_transpose_v7_diagonal(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 void launch_transpose_v8_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 void launch_transpose_v9_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v10_tma_tuned(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 /// @}
+
+/// v10's one-line summary, made from its configuration (V10Config in v10_tma_tuned.cu).
+std::string v10_summary();
 
 /// v9's one-line summary, made from its configuration (V9Config in v9_tuned_tiles.cu).
 std::string v9_summary();

@@ -1,187 +1,24 @@
 /// @file
-/// @brief The tuning search's TMA candidates: v8's kernel generalized to larger boxes, deeper
-/// load pipelines, a fixed number of tiles per block (instead of one persistent wave) and the
-/// banded tile order. sm_90 only; reported as skipped elsewhere (tma_unavailable()).
-#include <cstdint>
+/// @brief The tuning search's TMA candidates: v8's kernel generalized (tma_tiles.cuh) to larger
+/// boxes, deeper load pipelines, a fixed number of tiles per block (instead of one persistent
+/// wave) and the banded tile order. sm_90 only; reported as skipped elsewhere (tma_unavailable()).
 #include <string>
 #include <vector>
 
-#include "common/check.hpp"
-#include "common/launch.hpp"
-#include "tiles.cuh"
-#include "tma.cuh"
+#include "tma_tiles.cuh"
 #include "transpose.hpp"
 #include "tune.hpp"
-#include "wide_tiles.cuh"
 
 namespace transpose {
 
-/// @brief One TMA configuration (compile-time).
-///
-/// Shared memory: Stages boxes of A (load pipeline) and 2 boxes of B (store double buffer).
-/// TilesPerBlock = 0: one persistent wave of blocks, block b takes tiles b, b + grid, ... (v8's
-/// scheme); otherwise block b takes TilesPerBlock consecutive tiles (in tile order) and the
-/// block scheduler hands out blocks as SMs free up.
-template <int BoxRows, int BoxCols, int Stages, int Threads, int TilesPerBlock, unsigned Band>
-struct TmaConfig {
-  static constexpr int kBoxRows = BoxRows;            ///< box rows (rows of A)
-  static constexpr int kBoxCols = BoxCols;            ///< box columns (columns of A)
-  static constexpr int kStages = Stages;              ///< A boxes in shared memory: Stages - 1 loads ahead
-  static constexpr int kThreads = Threads;            ///< threads per block
-  static constexpr int kTilesPerBlock = TilesPerBlock;  ///< 0: persistent grid of one wave
-  static constexpr unsigned kBand = Band;             ///< tile order (tile_banded())
-  static constexpr int kBoxElems = BoxRows * BoxCols;  ///< floats per box
-  static constexpr unsigned kBoxBytes = sizeof(float) * kBoxElems;  ///< bytes each TMA load delivers
-  /// Dynamic shared memory: Stages + 2 boxes, plus 128 bytes to align the first to 128.
-  static constexpr std::size_t kSmemBytes = (Stages + 2) * static_cast<std::size_t>(kBoxBytes) + 128;
-
-  static_assert(BoxRows % 32 == 0 && BoxCols % 32 == 0 && BoxRows <= 256 && BoxCols <= 256,
-                "boxes of whole 32 x 32 blocks, at most 256 per dimension (a TMA limit)");
-  static_assert(Stages >= 2, "at least one load in flight while a box is transposed");
-  static_assert(Threads % 32 == 0 && (BoxRows / 32) * (BoxCols / 32) * 32 % (Threads / 32) == 0,
-                "the warps share the diagonals of the box evenly");
-};
-
-/// @brief B = A^T with TMA boxes of Cfg::kBoxRows x Cfg::kBoxCols and a Cfg::kStages-deep load
-/// pipeline (v8's kernel, generalized).
-///
-/// The block's k-th tile goes to A stage k % S (its mbarrier's phase k / S, parity (k / S) & 1)
-/// and B buffer k % 2. Per tile, as in v8: thread 0 issues the load of tile k + S - 1 into the
-/// stage tile k - 1 used (its reads ended before the last barrier) and waits until the store
-/// of tile k - 2 has read B buffer k % 2; everyone waits for tile k's bytes, transposes the box
-/// along wrapped diagonals of its 32 x 32 blocks (conflict-free: reads hit banks (lane + d) %
-/// 32, writes bank lane), fences the async proxy, syncs; thread 0 stores the B box. The waits
-/// trap after seconds instead of hanging (a search run must never hang).
-template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads)
-    transpose_tma_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        unsigned tiles_r, unsigned tiles_c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr int S = Cfg::kStages, kBR = Cfg::kBoxRows, kBC = Cfg::kBoxCols, kElems = Cfg::kBoxElems;
-  extern __shared__ unsigned char tma_smem[];
-  __shared__ __align__(8) std::uint64_t bar[S];
-  const unsigned pad = (128u - smem(tma_smem) % 128u) % 128u;  // TMA boxes start at 128-byte boundaries
-  float* sa = reinterpret_cast<float*>(tma_smem + pad);  // S boxes of A: [kBR][kBC]
-  float* sb = sa + S * kElems;                           // 2 boxes of B: [kBC][kBR]
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const unsigned tiles = tiles_r * tiles_c;
-
-  // This block's tiles, as positions in tile order: first, first + step, ... (count of them).
-  unsigned first = blockIdx.x, step = gridDim.x, count = 0;
-  if (Cfg::kTilesPerBlock > 0) {
-    first = blockIdx.x * static_cast<unsigned>(Cfg::kTilesPerBlock);
-    step = 1;
-    count = first < tiles ? min(static_cast<unsigned>(Cfg::kTilesPerBlock), tiles - first) : 0u;
-  } else {
-    count = first < tiles ? (tiles - first + step - 1) / step : 0u;
-  }
-
-  if (tid == 0) {
-    for (int s = 0; s < S; ++s) mbar_init(&bar[s], 1);
-    fence_proxy_async_shared();  // the initialized barriers, visible to the TMA unit
-  }
-  __syncthreads();
-
-  const auto issue_load = [&](unsigned k) {  // thread 0 only: the block's k-th tile into stage k % S
-    const TileCoord t = tile_banded(first + k * step, tiles_r, tiles_c, Cfg::kBand);
-    const unsigned s = k % S;
-    mbar_arrive_expect_tx(&bar[s], Cfg::kBoxBytes);
-    tma_load_2d(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s]);
-  };
-  if (tid == 0) {
-    for (unsigned k = 0; k + 1 < static_cast<unsigned>(S) && k < count; ++k) issue_load(k);  // S - 1 loads ahead
-  }
-
-  for (unsigned k = 0; k < count; ++k) {
-    const unsigned s = k % S, o = k % 2;
-    if (tid == 0) {
-      if (k + S - 1 < count) issue_load(k + S - 1);  // into stage (k - 1) % S, free since the last barrier
-      bulk_wait_group_read<1>();                     // the store of tile k - 2 has read sb[o]
-    }
-    mbar_wait_or_trap(&bar[s], (k / S) & 1u);  // tile k is in sa[s]
-    __syncthreads();
-
-    const float* a = sa + s * kElems;
-    float* b = sb + o * kElems;
-    constexpr int kBlocksC = kBC / 32, kWarps = Cfg::kThreads / 32;
-    constexpr int kSteps = (kBR / 32) * kBlocksC * 32 / kWarps;  // diagonals per warp
-#pragma unroll 8
-    for (int i = 0; i < kSteps; ++i) {
-      const int u = warp + i * kWarps, blk = u / 32, d = u % 32;  // 32 x 32 block, diagonal
-      const int r = 32 * (blk / kBlocksC) + lane, c = 32 * (blk % kBlocksC) + (lane + d) % 32;
-      b[c * kBR + r] = a[r * kBC + c];  // banks: read (lane + d) % 32, write lane
-    }
-    fence_proxy_async_shared();
-    __syncthreads();
-
-    if (tid == 0) {
-      const TileCoord t = tile_banded(first + k * step, tiles_r, tiles_c, Cfg::kBand);
-      tma_store_2d(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b);
-      bulk_commit_group();
-    }
-  }
-  if (tid == 0) bulk_wait_group_all();
-#else
-  // Compiled for a GPU without TMA: never launched (the registry checks tma_unavailable()).
-  (void)map_a;
-  (void)map_b;
-  (void)tiles_r;
-  (void)tiles_c;
-  __trap();
-#endif
-}
-
-/// @brief Runs transpose_tma_tiles<Cfg> on any R x C >= 1 (sm_90). Shapes the tensor maps
-/// cannot describe (R or C not a multiple of 4, misaligned pointers) run v4's kernel, as v8 does.
-template <class Cfg>
-void launch_transpose_tma_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
-  if (R <= 0 || C <= 0) return;
-  if (!vector_path(A, B, R, C)) {
-    launch_transpose_v4_tile_32x8(A, B, R, C, stream);
-    return;
-  }
-  if (encode_tiled() == nullptr) throw tut::CudaError("TMA candidate: cuTensorMapEncodeTiled is not available");
-  const CUtensorMap map_a = make_map(A, R, C, Cfg::kBoxRows, Cfg::kBoxCols);  // A: R rows of C
-  const CUtensorMap map_b = make_map(B, C, R, Cfg::kBoxCols, Cfg::kBoxRows);  // B: C rows of R
-  const std::int64_t tiles_r = ceil_div(R, Cfg::kBoxRows), tiles_c = ceil_div(C, Cfg::kBoxCols);
-  const std::int64_t tiles = tut::blocks_for(tiles_r * tiles_c, 1);  // throws past 2^31 - 1 tiles
-  const void* kernel = reinterpret_cast<const void*>(transpose_tma_tiles<Cfg>);
-  allow_dynamic_smem(kernel, Cfg::kSmemBytes);
-  std::int64_t blocks = 0;
-  if (Cfg::kTilesPerBlock == 0) {
-    const std::int64_t wave = tut::full_wave_blocks_of(kernel, Cfg::kThreads, Cfg::kSmemBytes);
-    blocks = tiles < wave ? tiles : wave;
-  } else {
-    blocks = ceil_div(tiles, Cfg::kTilesPerBlock);
-  }
-  transpose_tma_tiles<Cfg><<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
-      map_a, map_b, static_cast<unsigned>(tiles_r), static_cast<unsigned>(tiles_c));
-  CUDA_CHECK_LAUNCH();
-}
-
 namespace {
-
-/// "tma64x64_s4_k8_g8": box, stages, tiles per block (p = persistent wave), order; "_t256" when
-/// the block does not have 128 threads.
-template <class Cfg>
-std::string tma_name() {
-  return "tma" + std::to_string(Cfg::kBoxRows) + "x" + std::to_string(Cfg::kBoxCols) + "_s" +
-         std::to_string(Cfg::kStages) + "_" +
-         (Cfg::kTilesPerBlock == 0 ? std::string("p") : "k" + std::to_string(Cfg::kTilesPerBlock)) + "_" +
-         order_name(Cfg::kBand) + (Cfg::kThreads == 128 ? std::string() : "_t" + std::to_string(Cfg::kThreads));
-}
 
 template <class Cfg>
 Version tma_candidate() {
-  const std::string blocks = Cfg::kTilesPerBlock == 0
-                                 ? std::string("one persistent wave of blocks")
-                                 : std::to_string(Cfg::kTilesPerBlock) + " tiles per block";
-  return {{tma_name<Cfg>(),
-           "TMA: " + std::to_string(Cfg::kBoxRows) + "x" + std::to_string(Cfg::kBoxCols) + " boxes, " +
-               std::to_string(Cfg::kStages) + " load stages, " + blocks + ", " + order_summary(Cfg::kBand) + ", " +
-               std::to_string(Cfg::kSmemBytes / 1024) + " KiB smem",
-           90, tut::Kind::ours},
-          Output::transposed, launch_transpose_tma_tiles<Cfg>, tma_unavailable};
+  return {{tma_name<Cfg>(), "TMA: " + tma_summary<Cfg>(), 90, tut::Kind::ours},
+          Output::transposed,
+          launch_transpose_tma_tiles<Cfg>,
+          tma_unavailable};
 }
 
 }  // namespace

@@ -9,9 +9,10 @@ namespace transpose {
 
 /// @brief The configuration v9 runs: TileConfig<rows, cols, threads, float4 loads, float4
 /// stores, order>. One line, set from the measured winner of `transpose_tune` (its row names
-/// spell these arguments: tr64x64_t256_f4_g8 is <64, 64, 256, true, true, 8>).
+/// spell these arguments: tr64x64_t512_f1_g8 is <64, 64, 512, false, false, 8>, f1 = scalar
+/// loads and stores, f4 = float4 both, f1f4 = scalar loads and float4 stores).
 // [config]
-using V9Config = TileConfig<64, 64, 256, false, false, 8>;
+using V9Config = TileConfig<64, 64, 512, false, false, 8>;
 // [config]
 
 std::string v9_summary() { return "tuned tiles: " + config_summary<V9Config>() + " (transpose_tune)"; }
@@ -49,12 +50,12 @@ std::string v9_unavailable() { return smem_unavailable<V9Config>(); }
 /// matter, the gain (if any) comes from the tile and the threads, and this prediction was wrong.
 ///
 /// **Measured (H200, search table on the chapter page).** The prediction was wrong: with float4
-/// on both sides the 64 x 64 banded tile (T3, what v9 runs) reached only 72.7% of the copy roof
-/// at 8192^2 and 74.0% at 16384^2, *below* v6 (82.3%, 84.4%). In the same search the same tile
-/// with scalar loads and stores (`tr64x64_t256_f1_g8`) reached 89.3% and 90.9% (1.01x and 0.98x
-/// cublasSgeam), and TMA with 64 x 64 boxes and 4 stages 88.2% and 92.8%: the wide float4 path
-/// is what loses, not the tile shape or the order. v9 keeps T3 here because that is what was
-/// measured across the full table; switching `V9Config` to the scalar winner is the next step.
+/// on both sides the 64 x 64 banded tile (T3, what v9 first ran) reached only 72.7% of the
+/// copy roof at 8192^2 and 74.0% at 16384^2, *below* v6 (82.3%, 84.4%). In the same search the
+/// same tile with scalar loads and stores (T10) reached 89.3% and 90.9%: the wide float4 path is
+/// what lost, not the tile shape or the order. A second round around T10 found 512 threads
+/// (T13) best on the square shapes and the band height nearly irrelevant (< 1%); v9 runs T13.
+/// Its numbers in the ladder's run: see the chapter page's table.
 void launch_transpose_v9_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
   launch_transpose_wide_tiles<V9Config>(A, B, R, C, stream);
 }

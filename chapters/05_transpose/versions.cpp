@@ -32,6 +32,8 @@ const std::vector<Version>& versions() {
        Output::transposed, launch_transpose_v8_tma, tma_unavailable},
       {{"v9_tuned_tiles", v9_summary(), 75, Kind::ours},
        Output::transposed, launch_transpose_v9_tuned_tiles, v9_unavailable},
+      {{"v10_tma_tuned", v10_summary(), 90, Kind::ours},
+       Output::transposed, launch_transpose_v10_tma_tuned, tma_unavailable},
       {{"cudaMemcpy", "cudaMemcpyAsync device-to-device of the same bytes: the roof", 75, Kind::library},
        Output::copied, launch_copy_memcpy, nullptr},
       {{"cublasSgeam", "cuBLAS: cublasSgeam(CUBLAS_OP_T) on the column-major views", 75, Kind::library},
