@@ -212,4 +212,15 @@ struct TuneCandidate {
 /// The configurations `gemm --tune` times (at most 8, to keep compile times reasonable).
 const std::vector<TuneCandidate>& tune_candidates();
 
+/// One configuration of v10's search (v10_mma_bf16.cu): a named instantiation of v10's kernel.
+struct TuneCandidateBF16 {
+  std::string name;     ///< e.g. "m128x256x64_w64x64_s4_db_b1"
+  std::string summary;  ///< the parameters in words
+  LaunchBF16 launch;    ///< runs it
+  bool is_tuned;        ///< true for the configuration v10_mma_bf16 runs (on GPUs with the shared memory)
+};
+
+/// The configurations `gemm --tune --dtype bf16` times (at most 8).
+const std::vector<TuneCandidateBF16>& tune_candidates_bf16();
+
 }  // namespace gemm

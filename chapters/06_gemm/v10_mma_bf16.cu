@@ -1,9 +1,12 @@
 /// @file
 /// @brief v10: BF16 tensor cores in PTX: mma.sync m16n8k16, ldmatrix from a swizzled shared-memory
-/// layout, a 4-stage cp.async pipeline (sm_80+).
+/// layout, a multi-stage cp.async pipeline of 64-wide k-slices, double-buffered fragments (sm_80+).
 #include <climits>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "common/check.hpp"
 #include "gemm.hpp"
@@ -11,52 +14,75 @@
 
 namespace gemm {
 
-/// v10's tile hierarchy: block 128 x 256 x 32 -> 8 warps of 64 x 64 -> 4 x 8 mma tiles of 16 x 8.
-namespace v10 {
-constexpr int BM = 128;                 ///< rows of C per block
-constexpr int BN = 256;                 ///< columns of C per block
-constexpr int BK = 32;                  ///< k-slice per stage (two mma k-steps of 16)
-constexpr int kStages = 4;              ///< k-slices resident in shared memory
-constexpr int WM = 64;                  ///< rows of C per warp
-constexpr int WN = 64;                  ///< columns of C per warp
-constexpr int kWarpsN = BN / WN;        ///< warps along N (4; 2 along M)
-constexpr int kThreads = 32 * (BM / WM) * kWarpsN;  ///< 256
-constexpr int kMmaM = WM / 16;          ///< m16 tiles per warp (4)
-constexpr int kMmaN = WN / 8;           ///< n8 tiles per warp (8)
-constexpr int kAChunksPerRow = BK / 8;  ///< 16-byte chunks (8 bf16) per row of the A tile (4)
-constexpr int kBChunksPerRow = BN / 8;  ///< 16-byte chunks per row of the B tile (32)
-constexpr int kStageElems = BM * BK + BK * BN;                 ///< bf16 elements per stage (A then B)
-constexpr int kSmemBytes = kStages * kStageElems * 2;           ///< 96 KiB
-constexpr int kAChunks = BM * kAChunksPerRow / kThreads;        ///< A chunks per thread per stage (2)
-constexpr int kBChunks = BK * kBChunksPerRow / kThreads;        ///< B chunks per thread per stage (4)
-constexpr int kGroupM = 8;  ///< block-tile rows per raster group (L2 reuse, see the launcher)
-static_assert(kThreads == 256 && kAChunks * kThreads == BM * kAChunksPerRow &&
-                  kBChunks * kThreads == BK * kBChunksPerRow,
-              "v10: the tiles must split evenly into 16-byte chunks over 256 threads");
-static_assert(kMmaM * 16 == WM && kMmaN * 8 == WN, "v10: warp tiles are made of 16 x 8 mma tiles");
-static_assert(kGroupM >= 1, "v10: a raster group holds at least one row of block tiles");
-static_assert(BK == 32 && BN % 64 == 0, "v10: the swizzles below assume 64-byte A rows and B rows of 8k chunks");
-}  // namespace v10
+/// The parameters of v10's kernel: block tile BM x BN, k-slice BK per pipeline stage, warp tile
+/// WM x WN, `kStages` slices resident in shared memory, fragment double buffering on or off, and
+/// the blocks per SM promised to the compiler (`__launch_bounds__`). The tuning search
+/// (`gemm --tune --dtype bf16`) times several of these.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int kStages_, bool kDoubleBuffer_, int kMinBlocks_>
+struct MmaConfig {
+  static constexpr int BM = BM_;                       ///< rows of C per block
+  static constexpr int BN = BN_;                       ///< columns of C per block
+  static constexpr int BK = BK_;                       ///< k-slice per stage (BK / 16 mma k-steps)
+  static constexpr int WM = WM_;                       ///< rows of C per warp
+  static constexpr int WN = WN_;                       ///< columns of C per warp
+  static constexpr int kStages = kStages_;             ///< k-slices resident in shared memory
+  static constexpr bool kDoubleBuffer = kDoubleBuffer_;  ///< load k-step s+1's fragments before s's mma
+  static constexpr int kMinBlocks = kMinBlocks_;       ///< blocks per SM promised to the compiler
+  static constexpr int kWarpsM = BM / WM;              ///< warps along M
+  static constexpr int kWarpsN = BN / WN;              ///< warps along N
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;  ///< threads per block
+  static constexpr int kMmaM = WM / 16;                ///< m16 tiles per warp
+  static constexpr int kMmaN = WN / 8;                 ///< n8 tiles per warp
+  static constexpr int kSteps = BK / 16;               ///< mma k-steps per k-slice
+  static constexpr int kAChunksPerRow = BK / 8;        ///< 16-byte chunks (8 bf16) per row of the A tile
+  static constexpr int kBChunksPerRow = BN / 8;        ///< 16-byte chunks per row of the B tile
+  static constexpr int kAChunks = BM * kAChunksPerRow / kThreads;  ///< A chunks per thread per stage
+  static constexpr int kBChunks = BK * kBChunksPerRow / kThreads;  ///< B chunks per thread per stage
+  static constexpr int kStageElems = BM * BK + BK * BN;           ///< bf16 elements per stage (A then B)
+  static constexpr int kSmemBytes = kStages * kStageElems * 2;    ///< dynamic shared memory per block
+  static_assert(BM % WM == 0 && BN % WN == 0, "v10: the block tile must split into whole warp tiles");
+  static_assert(WM % 16 == 0 && WN % 16 == 0, "v10: a warp tile is made of 16 x 16 ldmatrix.x4 loads of A and B");
+  static_assert(BK == 32 || BK == 64, "v10: the A swizzle is written for 64-byte (BK 32) or 128-byte (BK 64) rows");
+  static_assert(BN % 64 == 0, "v10: the B swizzle XORs 3 bits of the chunk index: B rows of 8k chunks");
+  static_assert(kAChunks * kThreads == BM * kAChunksPerRow && kBChunks * kThreads == BK * kBChunksPerRow,
+                "v10: the tiles must split evenly into 16-byte chunks over the block's threads");
+  static_assert(kThreads % kAChunksPerRow == 0 && kThreads % kBChunksPerRow == 0,
+                "v10: each thread copies the same chunk column of every row it touches");
+  static_assert(kStages >= 2 && kSteps >= 2, "v10: at least 2 stages and 2 k-steps per slice");
+  static_assert(kSmemBytes <= 227 * 1024, "v10: more shared memory than a Hopper block may have");
+};
 
-/// Element offset of 16-byte chunk `chunk` (0..3) of row `row` in the swizzled A tile (BM, BK).
+/// Block-tile rows per raster group (L2 reuse, see the kernel).
+constexpr int kV10GroupM = 8;
+
+/// The XOR key of row `row` of the swizzled A tile (BM, BK): chunk c of the row is stored at c ^ key.
 ///
-/// A row is 64 bytes, so two rows share one 128-byte line of shared-memory banks. ldmatrix reads
-/// one chunk from each of 8 consecutive rows: unswizzled, those 8 chunks fall into only 2
-/// distinct 16-byte bank groups (a 4-way conflict). XOR-ing the chunk index with bits 1-2 of
-/// the row spreads them over all 8 groups; cp.async writes (4 chunks of 2 rows per 8 lanes) stay
-/// conflict-free too.
+/// ldmatrix reads one chunk from each of 8 consecutive rows. BK = 64: a row is 128 bytes, one
+/// full line of the 32 banks, so the same chunk of 8 rows sits in one 16-byte bank group (an
+/// 8-way conflict); XOR-ing the chunk index with row % 8 puts the 8 chunks in 8 groups. BK = 32:
+/// a row is 64 bytes and two rows share a line, so unswizzled the 8 chunks fall into only 2 groups
+/// (4-way); XOR-ing with bits 1-2 of the row spreads them over all 8. cp.async writes (one row's
+/// chunks per 8 lanes) stay conflict-free in both cases.
 // [swizzle]
-__device__ __forceinline__ int a_tile_offset(int row, int chunk) {
-  return row * v10::BK + ((chunk ^ ((row >> 1) & 3)) * 8);
+template <int BK>
+__device__ __forceinline__ int a_swizzle(int row) {
+  return BK == 64 ? row & 7 : (row >> 1) & 3;
 }
 
-/// Element offset of 16-byte chunk `chunk` (0..31) of k-row `krow` in the swizzled B tile (BK, BN).
+/// See a_swizzle(): the stored position of logical chunk `chunk` is chunk ^ a_swizzle(row).
+template <int BK>
+__device__ __forceinline__ int a_tile_offset(int row, int chunk) {
+  return row * BK + ((chunk ^ a_swizzle<BK>(row)) * 8);
+}
+
+/// Element offset of 16-byte chunk `chunk` of k-row `krow` in the swizzled B tile (BK, BN).
 ///
-/// A row is 512 bytes: without a swizzle the same chunk of 8 consecutive rows sits in the same
-/// bank group (an 8-way conflict for ldmatrix.trans). XOR-ing the chunk's low 3 bits with
-/// krow % 8 puts the 8 rows' chunks in 8 different groups.
+/// A row is BN * 2 = 256 or 512 bytes: without a swizzle the same chunk of 8 consecutive rows sits
+/// in the same bank group (an 8-way conflict for ldmatrix.trans). XOR-ing the chunk's low 3 bits
+/// with krow % 8 puts the 8 rows' chunks in 8 different groups.
+template <int BN>
 __device__ __forceinline__ int b_tile_offset(int krow, int chunk) {
-  return krow * v10::BN + ((chunk ^ (krow & 7)) * 8);
+  return krow * BN + ((chunk ^ (krow & 7)) * 8);
 }
 // [swizzle]
 
@@ -75,40 +101,52 @@ __device__ __forceinline__ uint4 load_chunk_scalar(const unsigned short* __restr
                     pack_bf16x2(v[6], v[7]));
 }
 
-/// Issues the copies of one k-slice into a stage: 16-byte cp.async (zero-filled outside the
-/// matrix) when the operand's rows are 16-byte aligned; otherwise synchronous scalar loads and a
-/// 16-byte shared store. Both land at the swizzled positions.
+/// Issues part `part` (of `parts`) of the copies of one k-slice (starting at k0) into a stage. The
+/// A and B chunks of this thread are numbered 0, 1, ... (A first) and chunk i belongs to part
+/// i % parts, so the copies of a slice can be spread over the k-steps of the previous one.
+/// Thread t copies chunk t % kAChunksPerRow of A rows t / kAChunksPerRow + i * kARowStep (and
+/// likewise for B), so one pointer per operand and thread, `a_src` = &A[row0 + t / kAChunksPerRow,
+/// 8 (t % kAChunksPerRow)] and `b_src` = &B[t / kBChunksPerRow, col0 + 8 (t % kBChunksPerRow)],
+/// plus a constant stride, address all of them. 16-byte cp.async (zero-filled outside the matrix)
+/// when the operand's rows are 16-byte aligned; otherwise synchronous scalar loads and a 16-byte
+/// shared store. Both land at the swizzled positions.
+template <class Cfg>
 __device__ __forceinline__ void load_stage_v10(__nv_bfloat16* __restrict__ As, __nv_bfloat16* __restrict__ Bs, int k0,
-                                               int m, int n, int k, const __nv_bfloat16* __restrict__ a,
-                                               const __nv_bfloat16* __restrict__ b, int row0, int col0, bool vec_a,
-                                               bool vec_b) {
-  using namespace v10;
+                                               int m, int n, int k, const __nv_bfloat16* __restrict__ a_src,
+                                               const __nv_bfloat16* __restrict__ b_src, int row0, int col0,
+                                               bool vec_a, bool vec_b, int part, int parts) {
+  constexpr int kARowStep = Cfg::kThreads / Cfg::kAChunksPerRow;  // tile rows between a thread's A chunks
+  constexpr int kBRowStep = Cfg::kThreads / Cfg::kBChunksPerRow;  // tile k-rows between its B chunks
   const int t = threadIdx.x;
+  const int a_row = t / Cfg::kAChunksPerRow, a_ch = t % Cfg::kAChunksPerRow;
+  const int b_row = t / Cfg::kBChunksPerRow, b_ch = t % Cfg::kBChunksPerRow;
+  const int gk = k0 + a_ch * 8;  // A's column of this thread's chunks
+  const int gc = col0 + b_ch * 8;  // B's column
 #pragma unroll
-  for (int i = 0; i < kAChunks; ++i) {
-    const int e = t + i * kThreads, r = e / kAChunksPerRow, ch = e % kAChunksPerRow;  // A[row0 + r, k0 + 8ch ..]
-    const int gk = k0 + ch * 8;
+  for (int i = 0; i < Cfg::kAChunks; ++i) {
+    if (i % parts != part) continue;  // resolved at compile time: part, parts and i are constants after unrolling
+    const int r = a_row + i * kARowStep;  // A[row0 + r, gk .. gk + 7]
     const bool row_ok = row0 + r < m;
-    const __nv_bfloat16* src = row_ok ? a + static_cast<std::int64_t>(row0 + r) * k + gk : a;
-    __nv_bfloat16* dst = As + a_tile_offset(r, ch);
+    const __nv_bfloat16* src = a_src + (static_cast<std::int64_t>(i * kARowStep) * k + k0);
+    __nv_bfloat16* dst = As + a_tile_offset<Cfg::BK>(r, a_ch);
     if (vec_a) {  // k % 8 == 0: a chunk is entirely inside or entirely outside
       const bool ok = row_ok && gk < k;
-      cp_async_16(dst, ok ? src : a, ok ? 16 : 0);
+      cp_async_16(dst, ok ? src : a_src, ok ? 16 : 0);
     } else {
       const int valid = row_ok ? k - gk : 0;
       *reinterpret_cast<uint4*>(dst) = load_chunk_scalar(reinterpret_cast<const unsigned short*>(src), valid);
     }
   }
 #pragma unroll
-  for (int i = 0; i < kBChunks; ++i) {
-    const int e = t + i * kThreads, kr = e / kBChunksPerRow, ch = e % kBChunksPerRow;  // B[k0 + kr, col0 + 8ch ..]
-    const int gc = col0 + ch * 8;
+  for (int i = 0; i < Cfg::kBChunks; ++i) {
+    if ((Cfg::kAChunks + i) % parts != part) continue;
+    const int kr = b_row + i * kBRowStep;  // B[k0 + kr, gc .. gc + 7]
     const bool row_ok = k0 + kr < k;
-    const __nv_bfloat16* src = row_ok ? b + static_cast<std::int64_t>(k0 + kr) * n + gc : b;
-    __nv_bfloat16* dst = Bs + b_tile_offset(kr, ch);
+    const __nv_bfloat16* src = b_src + static_cast<std::int64_t>(k0 + i * kBRowStep) * n;
+    __nv_bfloat16* dst = Bs + b_tile_offset<Cfg::BN>(kr, b_ch);
     if (vec_b) {
       const bool ok = row_ok && gc < n;
-      cp_async_16(dst, ok ? src : b, ok ? 16 : 0);
+      cp_async_16(dst, ok ? src : b_src, ok ? 16 : 0);
     } else {
       const int valid = row_ok ? n - gc : 0;
       *reinterpret_cast<uint4*>(dst) = load_chunk_scalar(reinterpret_cast<const unsigned short*>(src), valid);
@@ -116,30 +154,78 @@ __device__ __forceinline__ void load_stage_v10(__nv_bfloat16* __restrict__ As, _
   }
 }
 
+/// Loads one warp's operands of k-step `ks` of a stage: 16 x 16 of A per m-tile (ldmatrix.x4) and
+/// 16 x 8 of B per n-tile (ldmatrix.x4.trans, two n-tiles per instruction).
+// [fragments]
+template <class Cfg>
+__device__ __forceinline__ void load_fragments(unsigned (&af)[Cfg::kMmaM][4], unsigned (&bf)[Cfg::kMmaN][2],
+                                               const __nv_bfloat16* As, const __nv_bfloat16* Bs, int ks, int warp_m,
+                                               int warp_n, int lane) {
+  // The swizzle depends only on the low bits of the row (krow) and of the chunk, which the m-tile
+  // index i (16 rows) and the n-pair index j (2 chunks of a B row, above bit 0) change in a fixed
+  // way: one XOR key per lane serves every ldmatrix of the step. Equivalent to
+  //   ldmatrix_x4(af[i], As + a_tile_offset<BK>(row + 16 i, 2 ks + lane / 16)) and
+  //   ldmatrix_x4_trans(.., Bs + b_tile_offset<BN>(krow, chunk0 + 2 j)).
+  const int row = warp_m * Cfg::WM + lane % 16;  // lanes 0-15: rows 0-15 at chunk 2ks; 16-31: chunk 2ks + 1
+  const int a_chunk = ((ks * 2 + lane / 16) ^ a_swizzle<Cfg::BK>(row));
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i) {
+    // The four 8x8 matrices: (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) of m-tile i.
+    ldmatrix_x4(af[i], As + (row + i * 16) * Cfg::BK + a_chunk * 8);
+  }
+  // One ldmatrix.x4.trans covers k 0-15 x n 0-15: matrices (k 0-7, n 0-7), (k 8-15, n 0-7),
+  // (k 0-7, n 8-15), (k 8-15, n 8-15) = b[0], b[1] of n-tile 2j, then of n-tile 2j+1.
+  const int krow = ks * 16 + lane % 8 + ((lane / 8) % 2) * 8;
+  const int chunk0 = warp_n * Cfg::WN / 8 + lane / 16;
+#pragma unroll
+  for (int j = 0; j < Cfg::kMmaN / 2; ++j) {
+    unsigned r[4];
+    ldmatrix_x4_trans(r, Bs + krow * Cfg::BN + (((chunk0 + 2 * j) ^ (lane & 7)) * 8));  // krow % 8 == lane % 8
+    bf[2 * j][0] = r[0], bf[2 * j][1] = r[1], bf[2 * j + 1][0] = r[2], bf[2 * j + 1][1] = r[3];
+  }
+}
+
+/// The warp's kMmaM x kMmaN mma.sync of one k-step: acc += A fragment x B fragment.
+template <class Cfg>
+__device__ __forceinline__ void mma_step(float (&acc)[Cfg::kMmaM][Cfg::kMmaN][4], const unsigned (&af)[Cfg::kMmaM][4],
+                                         const unsigned (&bf)[Cfg::kMmaN][2]) {
+#pragma unroll
+  for (int i = 0; i < Cfg::kMmaM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::kMmaN; ++j) mma_bf16_16816(acc[i][j], af[i], bf[j]);
+}
+// [fragments]
+
 /// @brief C = alpha * A B + beta * C, BF16 inputs, fp32 accumulation, on the tensor cores with
 /// `mma.sync` (sm_80+; traps on older GPUs, where the runner never launches it).
 ///
-/// Per k-slice of 32, each warp runs two k-steps of 16. Per k-step it loads its A operand with 4
-/// `ldmatrix.x4` (four 16 x 16 tiles) and its B operand with 4 `ldmatrix.x4.trans` (eight 16 x 8
-/// tiles), then issues 4 x 8 = 32 `mma.sync.m16n8k16`. Accumulators: 4 x 8 tiles x 4 floats =
-/// 128 registers per lane.
+/// Per k-slice of BK, each warp runs BK / 16 k-steps. Per k-step it loads its A operand with
+/// WM / 16 `ldmatrix.x4` and its B operand with WN / 16 `ldmatrix.x4.trans`, then issues
+/// (WM / 16) x (WN / 8) `mma.sync.m16n8k16` (64 x 64 warp tile: 4 + 4 loads, 32 mma, 128
+/// accumulator registers per lane). One `__syncthreads` per k-slice.
+///
+/// With `kDoubleBuffer`, the fragments of k-step s + 1 are loaded into a second set of registers
+/// before the mma of step s are issued, so the tensor cores never wait for ldmatrix; the barrier
+/// sits after the mma of the second-to-last step (they keep the tensor cores busy while the warp
+/// waits), and the last step already loads the first fragments of the next slice. The copies of
+/// the slice kStages - 1 ahead are spread over the first BK / 16 - 1 k-steps.
 // [kernel]
-__global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int n, int k, float alpha,
-                                                                        const __nv_bfloat16* __restrict__ a,
-                                                                        const __nv_bfloat16* __restrict__ b,
-                                                                        float beta, float* __restrict__ c) {
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    gemm_v10_mma_bf16(int m, int n, int k, float alpha, const __nv_bfloat16* __restrict__ a,
+                      const __nv_bfloat16* __restrict__ b, float beta, float* __restrict__ c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using namespace v10;
-  extern __shared__ __align__(128) __nv_bfloat16 smem_bf16[];  // kStages x [ As (BM, BK) | Bs (BK, BN) ], swizzled
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, S = Cfg::kStages, KS = Cfg::kSteps;
+  extern __shared__ __align__(128) __nv_bfloat16 smem_bf16[];  // S x [ As (BM, BK) | Bs (BK, BN) ], swizzled
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
+  const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
 
-  // Grouped rasterization: consecutive blocks walk down kGroupM row tiles before moving right, so
-  // the blocks resident at one time share A's row panels and B's column panels in L2.
+  // Grouped rasterization: consecutive blocks walk down kV10GroupM row tiles before moving right,
+  // so the blocks resident at one time share A's row panels and B's column panels in L2.
   const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-  const int per_group = kGroupM * tiles_n;
-  const int first_m = (static_cast<int>(blockIdx.x) / per_group) * kGroupM;
-  const int group_rows = min(tiles_m - first_m, kGroupM);
+  const int per_group = kV10GroupM * tiles_n;
+  const int first_m = (static_cast<int>(blockIdx.x) / per_group) * kV10GroupM;
+  const int group_rows = min(tiles_m - first_m, kV10GroupM);
   const int in_group = static_cast<int>(blockIdx.x) % per_group;
   const int row0 = (first_m + in_group % group_rows) * BM;
   const int col0 = (in_group / group_rows) * BN;
@@ -148,64 +234,85 @@ __global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int
   const bool vec_a = k % 8 == 0 && aligned16(a);
   const bool vec_b = n % 8 == 0 && aligned16(b);
   const int tiles = (k + BK - 1) / BK;
+  // This thread's first A and B chunk (see load_stage_v10); only dereferenced where inside.
+  const __nv_bfloat16* a_src = a + static_cast<std::int64_t>(row0 + static_cast<int>(threadIdx.x) / Cfg::kAChunksPerRow) * k +
+                               (static_cast<int>(threadIdx.x) % Cfg::kAChunksPerRow) * 8;
+  const __nv_bfloat16* b_src = b + static_cast<std::int64_t>(static_cast<int>(threadIdx.x) / Cfg::kBChunksPerRow) * n +
+                               col0 + (static_cast<int>(threadIdx.x) % Cfg::kBChunksPerRow) * 8;
+  const auto stage_a = [&](int stage) { return smem_bf16 + stage * Cfg::kStageElems; };  // (BM, BK); B follows
 
-  float acc[kMmaM][kMmaN][4];
+  float acc[Cfg::kMmaM][Cfg::kMmaN][4];
 #pragma unroll
-  for (int i = 0; i < kMmaM; ++i)
+  for (int i = 0; i < Cfg::kMmaM; ++i)
 #pragma unroll
-    for (int j = 0; j < kMmaN; ++j)
+    for (int j = 0; j < Cfg::kMmaN; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
 
+  // Prologue: slices 0 .. S-2 in flight, one commit group each.
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < tiles) {
-      __nv_bfloat16* As = smem_bf16 + s * kStageElems;
-      load_stage_v10(As, As + BM * BK, s * BK, m, n, k, a, b, row0, col0, vec_a, vec_b);
-    }
+  for (int s = 0; s < S - 1; ++s) {
+    if (s < tiles) load_stage_v10<Cfg>(stage_a(s), stage_a(s) + BM * BK, s * BK, m, n, k, a_src, b_src, row0, col0, vec_a, vec_b, 0, 1);
     cp_async_commit();
   }
 
-  for (int tile = 0; tile < tiles; ++tile) {
-    cp_async_wait<kStages - 2>();  // slice `tile` has landed (this thread's copies) ...
-    __syncthreads();               // ... everyone's; and everyone is done with slice tile-1
-    const int next = tile + kStages - 1;
-    if (next < tiles) {
-      __nv_bfloat16* As = smem_bf16 + (next % kStages) * kStageElems;
-      load_stage_v10(As, As + BM * BK, next * BK, m, n, k, a, b, row0, col0, vec_a, vec_b);
-    }
-    cp_async_commit();
-
-    const __nv_bfloat16* As = smem_bf16 + (tile % kStages) * kStageElems;
-    const __nv_bfloat16* Bs = As + BM * BK;
-// [fragments]
+  if constexpr (Cfg::kDoubleBuffer) {
+    unsigned af[2][Cfg::kMmaM][4];  // A operand of two k-steps: 16 x 16 per m-tile
+    unsigned bf[2][Cfg::kMmaN][2];  // B operand of two k-steps: 16 x 8 per n-tile
+    int read = 0, write = S - 1;    // stage holding slice `tile`; stage receiving slice tile + S - 1
+    cp_async_wait<S - 2>();         // slice 0 has landed (this thread's copies) ...
+    __syncthreads();                // ... everyone's
+    if (tiles > 0) load_fragments<Cfg>(af[0], bf[0], stage_a(0), stage_a(0) + BM * BK, 0, warp_m, warp_n, lane);
+    for (int tile = 0; tile < tiles; ++tile) {
+      const bool prefetch = tile + S - 1 < tiles;
 #pragma unroll
-    for (int ks = 0; ks < BK / 16; ++ks) {
-      unsigned af[kMmaM][4];  // A operand: 16 x 16 per m-tile
-      unsigned bf[kMmaN][2];  // B operand: 16 x 8 per n-tile
-#pragma unroll
-      for (int i = 0; i < kMmaM; ++i) {
-        // Lanes 0-15 address rows 0-15 of the m-tile at k-chunk 2ks, lanes 16-31 the same rows at
-        // chunk 2ks + 1: the four 8x8 matrices are (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15).
-        const int row = warp_m * WM + i * 16 + lane % 16;
-        ldmatrix_x4(af[i], As + a_tile_offset(row, ks * 2 + lane / 16));
+      for (int ks = 0; ks < KS; ++ks) {
+        // Fragments of the next k-step (after the last step: the next slice's first), into the
+        // other register set. At ks = KS - 1 `read` already names the next slice's stage.
+        if (ks + 1 < KS || tile + 1 < tiles) {
+          const __nv_bfloat16* As = stage_a(read);
+          load_fragments<Cfg>(af[(ks + 1) % 2], bf[(ks + 1) % 2], As, As + BM * BK, (ks + 1) % KS, warp_m, warp_n, lane);
+        }
+        mma_step<Cfg>(acc, af[ks % 2], bf[ks % 2]);
+        if (ks < KS - 1) {
+          // Part ks of the copies of slice tile + S - 1, into the stage that held slice tile - 1
+          // (every warp finished reading it before the previous slice's barrier).
+          if (prefetch) {
+            load_stage_v10<Cfg>(stage_a(write), stage_a(write) + BM * BK, (tile + S - 1) * BK, m, n, k, a_src, b_src, row0,
+                                col0, vec_a, vec_b, ks, KS - 1);
+          }
+          if (ks == KS - 2) {
+            cp_async_commit();       // the group of slice tile + S - 1 (empty when !prefetch)
+            cp_async_wait<S - 2>();  // slice tile + 1 has landed (this thread's copies) ...
+            __syncthreads();         // ... everyone's; and everyone's last read of slice tile is done
+            read = read + 1 == S ? 0 : read + 1;
+            write = write + 1 == S ? 0 : write + 1;
+          }
+        }
       }
-#pragma unroll
-      for (int j = 0; j < kMmaN / 2; ++j) {
-        // One ldmatrix.x4.trans covers k 0-15 x n 0-15: matrices (k 0-7, n 0-7), (k 8-15, n 0-7),
-        // (k 0-7, n 8-15), (k 8-15, n 8-15) = b[0], b[1] of n-tile 2j, then of n-tile 2j+1.
-        const int krow = ks * 16 + lane % 8 + ((lane / 8) % 2) * 8;
-        const int chunk = (warp_n * WN + j * 16) / 8 + lane / 16;
-        unsigned r[4];
-        ldmatrix_x4_trans(r, Bs + b_tile_offset(krow, chunk));
-        bf[2 * j][0] = r[0], bf[2 * j][1] = r[1], bf[2 * j + 1][0] = r[2], bf[2 * j + 1][1] = r[3];
-      }
-#pragma unroll
-      for (int i = 0; i < kMmaM; ++i)
-#pragma unroll
-        for (int j = 0; j < kMmaN; ++j) mma_bf16_16816(acc[i][j], af[i], bf[j]);
     }
-// [fragments]
+  } else {
+    // One set of fragments: load k-step s, then issue its mma (the plain order).
+    unsigned af[Cfg::kMmaM][4];
+    unsigned bf[Cfg::kMmaN][2];
+    int read = 0, write = S - 1;
+    for (int tile = 0; tile < tiles; ++tile) {
+      cp_async_wait<S - 2>();  // slice `tile` has landed (this thread's copies) ...
+      __syncthreads();         // ... everyone's; and everyone is done with slice tile - 1
+      if (tile + S - 1 < tiles) {
+        load_stage_v10<Cfg>(stage_a(write), stage_a(write) + BM * BK, (tile + S - 1) * BK, m, n, k, a_src, b_src, row0, col0,
+                            vec_a, vec_b, 0, 1);
+      }
+      cp_async_commit();
+      const __nv_bfloat16* As = stage_a(read);
+#pragma unroll
+      for (int ks = 0; ks < KS; ++ks) {
+        load_fragments<Cfg>(af, bf, As, As + BM * BK, ks, warp_m, warp_n, lane);
+        mma_step<Cfg>(acc, af, bf);
+      }
+      read = read + 1 == S ? 0 : read + 1;
+      write = write + 1 == S ? 0 : write + 1;
+    }
   }
   cp_async_wait<0>();
 
@@ -214,15 +321,15 @@ __global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int
   const int g = lane / 4, tq = lane % 4;
   const bool vec_c = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
 #pragma unroll
-  for (int i = 0; i < kMmaM; ++i) {
+  for (int i = 0; i < Cfg::kMmaM; ++i) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int row = row0 + warp_m * WM + i * 16 + g + half * 8;
+      const int row = row0 + warp_m * Cfg::WM + i * 16 + g + half * 8;
       if (row >= m) continue;
       float* c_row = c + static_cast<std::int64_t>(row) * n;
 #pragma unroll
-      for (int j = 0; j < kMmaN; ++j) {
-        const int col = col0 + warp_n * WN + j * 8 + tq * 2;
+      for (int j = 0; j < Cfg::kMmaN; ++j) {
+        const int col = col0 + warp_n * Cfg::WN + j * 8 + tq * 2;
         const float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
         if (vec_c && col + 1 < n) {
           float2* p = reinterpret_cast<float2*>(c_row + col);
@@ -246,7 +353,68 @@ __global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int
 }
 // [kernel]
 
-/// @brief v10: mma.sync in PTX with ldmatrix, a swizzled layout and a 4-stage cp.async pipeline (BF16).
+namespace {
+
+/// The largest dynamic shared memory a block of the current device may opt in to.
+int max_optin_smem() {
+  int dev = 0, bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return bytes;
+}
+
+/// Launches v10's kernel with configuration Cfg: one block per BM x BN tile of C, a 1-D grid
+/// (the kernel maps it to tiles in raster groups).
+template <class Cfg>
+void launch_mma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  check_dims(m, n, k);
+  const std::int64_t blocks = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
+  if (blocks > INT_MAX) throw std::invalid_argument("gemm v10: too many block tiles for a 1-D grid");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    CUDA_CHECK(cudaFuncSetAttribute(gemm_v10_mma_bf16<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+  });
+  gemm_v10_mma_bf16<Cfg><<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+      static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+/// The configurations `gemm --tune --dtype bf16` times at 8192^3 (block tile, k-slice, warp tile,
+/// stages, fragment double buffering, blocks per SM). At most 8: each one is a separate kernel.
+// [candidates]
+namespace tune_bf16 {
+/// v10 as first measured (H200: 252 TFLOP/s, 32% of cuBLAS BF16 at 8192^3): BK 32, 4 stages, single fragments.
+using M0 = MmaConfig<128, 256, 32, 64, 64, 4, false, 1>;
+/// M0 with double-buffered fragments (and the barrier after the second-to-last k-step's mma).
+using M1 = MmaConfig<128, 256, 32, 64, 64, 4, true, 1>;
+/// 64-wide k-slices (4 k-steps, 128 mma per warp per barrier), 3 stages of 48 KiB, single fragments.
+using M2 = MmaConfig<128, 256, 64, 64, 64, 3, false, 1>;
+/// M2 with double-buffered fragments.
+using M3 = MmaConfig<128, 256, 64, 64, 64, 3, true, 1>;
+/// M3 with 4 stages (192 KiB): one more slice of latency cover.
+using M4 = MmaConfig<128, 256, 64, 64, 64, 4, true, 1>;
+/// M4 with single fragments: what double buffering is worth at 64-wide slices. (The transposed
+/// 256 x 128 tile was left out: it spills at 255 registers.)
+using M5 = MmaConfig<128, 256, 64, 64, 64, 4, false, 1>;
+/// 128 x 128 blocks of 4 warps, two per SM: one block's barrier overlaps the other's mma.
+using M6 = MmaConfig<128, 128, 64, 64, 64, 3, true, 2>;
+/// M6 with 32-wide k-slices and 4 stages (64 KiB per block).
+using M7 = MmaConfig<128, 128, 32, 64, 64, 4, true, 2>;
+}  // namespace tune_bf16
+// [candidates]
+
+/// The configuration v10 runs where the device has the shared memory for it (Hopper: 227 KiB per
+/// block); the lead's search (`gemm --tune --dtype bf16`) decides: update this line from its winner.
+using V10Config = tune_bf16::M4;
+/// What v10 runs on GPUs with less shared memory per block (96 KiB: every sm_80+ GPU has it).
+using V10Fallback = tune_bf16::M0;
+
+/// @brief v10: mma.sync in PTX with ldmatrix, a swizzled layout, a cp.async pipeline of 64-wide
+/// k-slices and double-buffered fragments (BF16).
 ///
 /// **Idea.** Go one level below WMMA, to the instructions it is made of, and take control of
 /// everything WMMA hid: the register layout of the fragments (documented in the PTX ISA for
@@ -256,9 +424,14 @@ __global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int
 /// makes every ldmatrix and every cp.async conflict-free without padding. BF16 halves the bytes
 /// per input element (tensor-core rate is the same as FP16's, twice TF32's).
 ///
-/// **Changed since v9.** PTX fragments instead of WMMA; 128 x 256 x 32 block tile, 8 warps of
-/// 64 x 64 (128 accumulator registers per lane); 4 pipeline stages; grouped rasterization of
-/// the block tiles for L2 reuse; epilogue directly from the accumulator registers.
+/// **Changed since v9.** PTX fragments instead of WMMA; 128 x 256 x 64 block tile, 8 warps of
+/// 64 x 64 (128 accumulator registers per lane); 4 pipeline stages of 48 KiB; fragments double
+/// buffered in registers; grouped rasterization of the block tiles for L2 reuse; epilogue
+/// directly from the accumulator registers. The first version of v10 (tune_bf16::M0: 32-wide
+/// k-slices, single fragments) measured 252 TFLOP/s on an H200, 32% of cuBLAS BF16: with only
+/// two warps per scheduler, each barrier (every 64 mma per warp) and each ldmatrix -> mma
+/// dependency left the tensor cores idle. 64-wide slices halve the barriers per mma; double
+/// buffering hides ldmatrix behind the previous k-step's mma.
 ///
 /// **Edges.** 16-byte cp.async needs K % 8 == 0 (A) and N % 8 == 0 (B) and aligned bases; otherwise
 /// that operand's chunks are loaded with predicated 2-byte loads and one 16-byte shared store
@@ -269,25 +442,58 @@ __global__ void __launch_bounds__(v10::kThreads, 1) gemm_v10_mma_bf16(int m, int
 /// issue one asynchronous instruction reading A and B straight from shared memory, so the
 /// operands never pass through the register file and no warp waits on ldmatrix. With mma.sync
 /// every operand byte goes shared memory -> registers -> tensor core, costing issue slots and
-/// register bandwidth. The copies are also issued thread by thread; on Hopper the TMA engine moves
+/// register bandwidth; the 128 accumulators per lane cap the warp tile at 64 x 64 and the block
+/// at one per SM. The copies are also issued thread by thread; on Hopper the TMA engine moves
 /// whole tiles with one instruction and signals an mbarrier. Both are the next chapter's subject.
 ///
-/// **Predicted.** 50-65% of cuBLAS BF16 at 8192^3 (cuBLAS uses wgmma + TMA on an H100).
+/// **Predicted.** 50-55% of cuBLAS BF16 at 8192^3 (about 400 TFLOP/s on an H200), up from 32%.
 ///
-/// **Measured.** See the chapter page's table (bf16).
+/// **Measured.** See the chapter page's table (bf16) and the search ("Also measured: tune").
 void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
-  if (m <= 0 || n <= 0) return;
-  check_dims(m, n, k);
-  const std::int64_t blocks = ((m + v10::BM - 1) / v10::BM) * ((n + v10::BN - 1) / v10::BN);
-  if (blocks > INT_MAX) throw std::invalid_argument("gemm v10: too many block tiles for a 1-D grid");
-  static std::once_flag once;
-  std::call_once(once, [] {
-    CUDA_CHECK(cudaFuncSetAttribute(gemm_v10_mma_bf16, cudaFuncAttributeMaxDynamicSharedMemorySize, v10::kSmemBytes));
-  });
-  gemm_v10_mma_bf16<<<static_cast<unsigned>(blocks), v10::kThreads, v10::kSmemBytes, stream>>>(
-      static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
-  CUDA_CHECK_LAUNCH();
+  static const bool fits = max_optin_smem() >= V10Config::kSmemBytes;
+  if (fits) {
+    launch_mma<V10Config>(m, n, k, alpha, a, b, beta, c, stream);
+  } else {
+    launch_mma<V10Fallback>(m, n, k, alpha, a, b, beta, c, stream);
+  }
+}
+
+namespace {
+
+/// "m128x256x64_w64x64_s4_db_b1" for a configuration (db: double-buffered fragments; sb: single).
+template <class Cfg>
+std::string mma_config_name() {
+  return "m" + std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + "x" + std::to_string(Cfg::BK) + "_w" +
+         std::to_string(Cfg::WM) + "x" + std::to_string(Cfg::WN) + "_s" + std::to_string(Cfg::kStages) +
+         (Cfg::kDoubleBuffer ? "_db" : "_sb") + "_b" + std::to_string(Cfg::kMinBlocks);
+}
+
+/// The parameters in words.
+template <class Cfg>
+std::string mma_config_summary() {
+  return "block " + std::to_string(Cfg::BM) + "x" + std::to_string(Cfg::BN) + ", BK " + std::to_string(Cfg::BK) +
+         ", " + std::to_string(Cfg::kThreads / 32) + " warps of " + std::to_string(Cfg::WM) + "x" +
+         std::to_string(Cfg::WN) + ", " + std::to_string(Cfg::kStages) + " stages, " +
+         std::to_string(Cfg::kSmemBytes / 1024) + " KiB smem, " +
+         (Cfg::kDoubleBuffer ? "double-buffered" : "single") + " fragments, " + std::to_string(Cfg::kMinBlocks) +
+         " blocks/SM";
+}
+
+template <class Cfg>
+TuneCandidateBF16 mma_candidate() {
+  return {mma_config_name<Cfg>(), mma_config_summary<Cfg>(), launch_mma<Cfg>, std::is_same<Cfg, V10Config>::value};
+}
+
+}  // namespace
+
+const std::vector<TuneCandidateBF16>& tune_candidates_bf16() {
+  static const std::vector<TuneCandidateBF16> list = {
+      mma_candidate<tune_bf16::M0>(), mma_candidate<tune_bf16::M1>(), mma_candidate<tune_bf16::M2>(),
+      mma_candidate<tune_bf16::M3>(), mma_candidate<tune_bf16::M4>(), mma_candidate<tune_bf16::M5>(),
+      mma_candidate<tune_bf16::M6>(), mma_candidate<tune_bf16::M7>(),
+  };
+  return list;
 }
 
 }  // namespace gemm
