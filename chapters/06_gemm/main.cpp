@@ -5,6 +5,7 @@
 //   gemm --m 4095 --n 4097 --k 1023 --dtype fp32
 //   gemm --alpha 1.5 --beta -0.5 --m 1000 --n 1000 --k 1000   # beta != 0: C is restored before each run
 //   gemm --tune --json gemm_tune.json        # the tuning search of v8 at 4096^3
+//   gemm --tune --dtype bf16 --json gemm_tune_bf16.json   # the search of v10 (BF16 mma.sync) at 8192^3
 //   gemm --version v8_tuned --version cublas_sgemm --version exercise
 #include <cmath>
 #include <cstdint>
@@ -33,9 +34,17 @@ const std::vector<tut::ExtraRow<Kernel>>& exercise_rows() {
   return rows;
 }
 
-/// The tuning search's candidates, as rows of the `--tune` table.
-std::vector<tut::ExtraRow<Kernel>> tune_rows() {
+/// The tuning search's candidates, as rows of the `--tune` table: v8's (fp32) or v10's (bf16).
+/// v10's candidates are sized for Hopper's shared memory (up to 192 KiB per block): sm_90 only.
+std::vector<tut::ExtraRow<Kernel>> tune_rows(Precision p) {
   std::vector<tut::ExtraRow<Kernel>> rows;
+  if (p == Precision::bf16) {
+    for (const auto& cand : tune_candidates_bf16()) {
+      rows.push_back({{cand.name, cand.summary + (cand.is_tuned ? " (v10_mma_bf16)" : ""), 90, tut::Kind::ours},
+                      {Precision::bf16, nullptr, cand.launch}});
+    }
+    return rows;
+  }
   for (const auto& cand : tune_candidates()) {
     rows.push_back({{cand.name, cand.summary + (cand.is_tuned ? " (v8_tuned)" : ""), 80, tut::Kind::ours},
                     {Precision::fp32, cand.launch, nullptr}});
@@ -84,7 +93,9 @@ class GemmChapter final : public tut::Chapter {
                    &dtype_, {"all", "fp32", "tf32", "bf16"});
     cli.add_string("--alpha", "X", "alpha (default 1)", &alpha_text_);
     cli.add_string("--beta", "X", "beta (default 0; nonzero: C is read, and restored before every run)", &beta_text_);
-    cli.add_flag("--tune", "the tuning search of v8: every candidate configuration at 4096^3 (or --m/--n/--k)", &tune_);
+    cli.add_flag("--tune",
+                 "the tuning search: v8's candidates at 4096^3, or with --dtype bf16 v10's at 8192^3 (or --m/--n/--k)",
+                 &tune_);
     cli.add_flag("--all-sizes", "run the slow versions (v0-v2) at every size instead of skipping large ones",
                  &all_sizes_);
   }
@@ -94,7 +105,9 @@ class GemmChapter final : public tut::Chapter {
     for (const auto& v : gemm::versions()) all.push_back(v.info);
     for (const auto& r : exercise_rows()) all.push_back(r.info);
     if (tune_) {
-      for (const auto& r : tune_rows()) all.push_back(r.info);
+      for (Precision p : {Precision::fp32, Precision::bf16}) {
+        for (const auto& r : tune_rows(p)) all.push_back(r.info);
+      }
     }
     return all;
   }
@@ -108,7 +121,8 @@ class GemmChapter final : public tut::Chapter {
     if (given) {
       shapes.push_back({dim(m_), dim(n_), dim(k_)});
     } else if (tune_) {
-      shapes.push_back({4096, 4096, 4096});
+      // v8's search at 4096^3; v10's at 8192^3, the size its target (half of cuBLAS BF16) is set at.
+      shapes.push_back(dtype_ == "bf16" ? Shape{8192, 8192, 8192} : Shape{4096, 4096, 4096});
     } else if (sweep) {
       for (std::int64_t p : {128, 256, 512, 1024, 2048}) {
         for (std::int64_t d : {-1, 0, 1}) shapes.push_back({p + d, p + d, p + d});
@@ -119,9 +133,11 @@ class GemmChapter final : public tut::Chapter {
       shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {4095, 4097, 1023}};
     }
     std::vector<Precision> precisions;
-    if (tune_ || dtype_ == "fp32" || dtype_ == "all") precisions.push_back(Precision::fp32);
+    // --tune: v8's search (fp32) unless --dtype bf16 asks for v10's; --dtype tf32 has no search.
+    if (tune_ && dtype_ == "tf32") throw tut::UsageError("--tune: there is no tf32 search (use --dtype fp32 or bf16)");
+    if (dtype_ == "fp32" || dtype_ == "all") precisions.push_back(Precision::fp32);
     if (!tune_ && (dtype_ == "tf32" || dtype_ == "all")) precisions.push_back(Precision::tf32);
-    if (!tune_ && (dtype_ == "bf16" || dtype_ == "all")) precisions.push_back(Precision::bf16);
+    if (dtype_ == "bf16" || (!tune_ && dtype_ == "all")) precisions.push_back(Precision::bf16);
 
     std::vector<tut::Problem> list;
     for (const Shape& s : shapes) {
@@ -163,7 +179,7 @@ class GemmChapter final : public tut::Chapter {
     std::vector<Row> rows;
     std::string library;
     if (tuning) {
-      for (const auto& r : tune_rows()) rows.push_back({r.info, r.run, 0.0});
+      for (const auto& r : tune_rows(prec)) rows.push_back({r.info, r.run, 0.0});
     }
     for (const auto& v : gemm::versions()) {
       if (v.kernel.precision != prec) continue;

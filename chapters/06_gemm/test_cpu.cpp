@@ -202,6 +202,20 @@ TEST_CASE("the tuning candidates: at most 8, unique, exactly one is v8_tuned", "
   REQUIRE(tuned == 1);
 }
 
+TEST_CASE("the bf16 tuning candidates: at most 8, unique, exactly one is v10_mma_bf16", "[gemm][registry]") {
+  const auto& cands = tune_candidates_bf16();
+  REQUIRE(cands.size() >= 2);
+  REQUIRE(cands.size() <= 8);
+  std::set<std::string> names;
+  int tuned = 0;
+  for (const auto& c : cands) {
+    REQUIRE(names.insert(c.name).second);
+    REQUIRE(c.launch != nullptr);
+    tuned += c.is_tuned ? 1 : 0;
+  }
+  REQUIRE(tuned == 1);
+}
+
 TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
   REQUIRE(gemm_flops({4095, 4097, 1023}) == 2.0 * 4095.0 * 4097.0 * 1023.0);
   const dim3 g = tile_grid(129, 257, 128, 128);

@@ -82,6 +82,33 @@ TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune
   }
 }
 
+TEST_CASE("every bf16 tuning candidate of v10 matches the CPU reference", "[gemm][tune]") {
+  // The sweep plus shapes of many k-slices on the 16-byte path (K % 8 == 0: the pipeline wraps
+  // around its stages several times) and off it, with interior and edge block tiles.
+  std::vector<Shape> shapes = gemm::testing::sweep_shapes();
+  if (!tut::testing::sanitizing()) {
+    for (const Shape& s : std::vector<Shape>{{384, 256, 520}, {129, 264, 1024}, {300, 520, 200}, {130, 260, 517}}) {
+      shapes.push_back(s);
+    }
+  }
+  for (const auto& cand : tune_candidates_bf16()) {
+    DYNAMIC_SECTION(cand.name) {
+      if (gemm::testing::device_cc() < 90) {
+        WARN(cand.name << " skipped: the bf16 search's candidates need sm_90's shared memory");
+      } else {
+        const Kernel kern{Precision::bf16, nullptr, cand.launch};
+        for (const Shape& s : shapes) {
+          require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 7);
+          require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 8);
+        }
+        for (const Offsets& off : std::vector<Offsets>{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}) {
+          require_correct(kern, cand.name, {136, 264, 72}, 1.25f, -0.5f, off, tut::testing::seed() + 9);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("fresh inputs, not one fixed data set", "[gemm][seeds]") {
   for (const auto& v : versions()) {
     DYNAMIC_SECTION(v.info.name) {
