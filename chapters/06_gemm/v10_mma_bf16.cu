@@ -112,8 +112,9 @@ __device__ __forceinline__ uint4 load_chunk_scalar(const unsigned short* __restr
 /// shared store. Both land at the swizzled positions.
 template <class Cfg>
 __device__ __forceinline__ void load_stage_v10(__nv_bfloat16* __restrict__ As, __nv_bfloat16* __restrict__ Bs, int k0,
-                                               int m, int n, int k, const __nv_bfloat16* __restrict__ a_src,
-                                               const __nv_bfloat16* __restrict__ b_src, int row0, int col0,
+                                               int m, int n, int k, const __nv_bfloat16* __restrict__ a,
+                                               const __nv_bfloat16* __restrict__ b, const __nv_bfloat16* a_src,
+                                               const __nv_bfloat16* b_src, int row0, int col0,
                                                bool vec_a, bool vec_b, int part, int parts) {
   constexpr int kARowStep = Cfg::kThreads / Cfg::kAChunksPerRow;  // tile rows between a thread's A chunks
   constexpr int kBRowStep = Cfg::kThreads / Cfg::kBChunksPerRow;  // tile k-rows between its B chunks
@@ -131,7 +132,7 @@ __device__ __forceinline__ void load_stage_v10(__nv_bfloat16* __restrict__ As, _
     __nv_bfloat16* dst = As + a_tile_offset<Cfg::BK>(r, a_ch);
     if (vec_a) {  // k % 8 == 0: a chunk is entirely inside or entirely outside
       const bool ok = row_ok && gk < k;
-      cp_async_16(dst, ok ? src : a_src, ok ? 16 : 0);
+      cp_async_16(dst, ok ? src : a, ok ? 16 : 0);  // nothing is read when 0 bytes: any valid address
     } else {
       const int valid = row_ok ? k - gk : 0;
       *reinterpret_cast<uint4*>(dst) = load_chunk_scalar(reinterpret_cast<const unsigned short*>(src), valid);
@@ -146,7 +147,7 @@ __device__ __forceinline__ void load_stage_v10(__nv_bfloat16* __restrict__ As, _
     __nv_bfloat16* dst = Bs + b_tile_offset<Cfg::BN>(kr, b_ch);
     if (vec_b) {
       const bool ok = row_ok && gc < n;
-      cp_async_16(dst, ok ? src : b_src, ok ? 16 : 0);
+      cp_async_16(dst, ok ? src : b, ok ? 16 : 0);
     } else {
       const int valid = row_ok ? n - gc : 0;
       *reinterpret_cast<uint4*>(dst) = load_chunk_scalar(reinterpret_cast<const unsigned short*>(src), valid);
@@ -252,10 +253,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // Prologue: slices 0 .. S-2 in flight, one commit group each.
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < tiles) load_stage_v10<Cfg>(stage_a(s), stage_a(s) + BM * BK, s * BK, m, n, k, a_src, b_src, row0, col0, vec_a, vec_b, 0, 1);
+    if (s < tiles) load_stage_v10<Cfg>(stage_a(s), stage_a(s) + BM * BK, s * BK, m, n, k, a, b, a_src, b_src, row0, col0, vec_a, vec_b, 0, 1);
     cp_async_commit();
   }
 
+  // [mainloop]
   if constexpr (Cfg::kDoubleBuffer) {
     unsigned af[2][Cfg::kMmaM][4];  // A operand of two k-steps: 16 x 16 per m-tile
     unsigned bf[2][Cfg::kMmaN][2];  // B operand of two k-steps: 16 x 8 per n-tile
@@ -278,7 +280,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
           // Part ks of the copies of slice tile + S - 1, into the stage that held slice tile - 1
           // (every warp finished reading it before the previous slice's barrier).
           if (prefetch) {
-            load_stage_v10<Cfg>(stage_a(write), stage_a(write) + BM * BK, (tile + S - 1) * BK, m, n, k, a_src, b_src, row0,
+            load_stage_v10<Cfg>(stage_a(write), stage_a(write) + BM * BK, (tile + S - 1) * BK, m, n, k, a, b, a_src, b_src, row0,
                                 col0, vec_a, vec_b, ks, KS - 1);
           }
           if (ks == KS - 2) {
@@ -291,6 +293,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         }
       }
     }
+    // [mainloop]
   } else {
     // One set of fragments: load k-step s, then issue its mma (the plain order).
     unsigned af[Cfg::kMmaM][4];
@@ -300,7 +303,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       cp_async_wait<S - 2>();  // slice `tile` has landed (this thread's copies) ...
       __syncthreads();         // ... everyone's; and everyone is done with slice tile - 1
       if (tile + S - 1 < tiles) {
-        load_stage_v10<Cfg>(stage_a(write), stage_a(write) + BM * BK, (tile + S - 1) * BK, m, n, k, a_src, b_src, row0, col0,
+        load_stage_v10<Cfg>(stage_a(write), stage_a(write) + BM * BK, (tile + S - 1) * BK, m, n, k, a, b, a_src, b_src, row0, col0,
                             vec_a, vec_b, 0, 1);
       }
       cp_async_commit();
@@ -401,7 +404,8 @@ using M4 = MmaConfig<128, 256, 64, 64, 64, 4, true, 1>;
 /// 256 x 128 tile was left out: it spills at 255 registers.)
 using M5 = MmaConfig<128, 256, 64, 64, 64, 4, false, 1>;
 /// 128 x 128 blocks of 4 warps, two per SM: one block's barrier overlaps the other's mma.
-using M6 = MmaConfig<128, 128, 64, 64, 64, 3, true, 2>;
+/// Single fragments: double-buffered, this one spills at 255 registers.
+using M6 = MmaConfig<128, 128, 64, 64, 64, 3, false, 2>;
 /// M6 with 32-wide k-slices and 4 stages (64 KiB per block).
 using M7 = MmaConfig<128, 128, 32, 64, 64, 4, true, 2>;
 }  // namespace tune_bf16
