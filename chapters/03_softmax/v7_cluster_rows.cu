@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -18,16 +20,12 @@ namespace softmax {
 
 namespace cg = cooperative_groups;
 
-namespace {
-
 /// Four copies of v.
 __device__ inline float4 v7_splat(float v) { return make_float4(v, v, v, v); }
 /// The largest of the four lanes.
 __device__ inline float v7_max4(float4 v) { return fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)); }
 /// The sum of the four lanes.
 __device__ inline float v7_sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
-
-}  // namespace
 
 /// @brief Cluster c of the grid owns row c (and c + clusters, ... when the grid is capped);
 /// block `rank` of the cluster owns float4s [rank S, (rank + 1) S) of the row, S = kThreads kVec:
@@ -200,9 +198,11 @@ V7Tile v7_tile_for(std::int64_t cols) {
   return {0, 0};                                        // longer: v6 (online, two passes)
 }
 
-std::string v7_unsupported(std::int64_t /*rows*/, std::int64_t /*cols*/) {
-  int device = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
+namespace {
+
+/// v7_unsupported()'s answer for `device` (the same for every shape).
+std::string v7_unsupported_on(int device) {
+  int major = 0, minor = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   if (major < 9) return "needs sm_90 (thread-block clusters), this GPU is sm_" + std::to_string(10 * major + minor);
@@ -213,6 +213,20 @@ std::string v7_unsupported(std::int64_t /*rows*/, std::int64_t /*cols*/) {
   }
   if (attr.binaryVersion < 90) return "this build has no sm_90 code for v7 (set CMAKE_CUDA_ARCHITECTURES to 90a)";
   return "";
+}
+
+}  // namespace
+
+std::string v7_unsupported(std::int64_t /*rows*/, std::int64_t /*cols*/) {
+  // Cached per device: launchers call it on every run, and timed runs should not pay for queries.
+  static std::mutex mutex;
+  static std::map<int, std::string> cache;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it == cache.end()) it = cache.emplace(device, v7_unsupported_on(device)).first;
+  return it->second;
 }
 
 const std::vector<V7Candidate>& v7_candidates() {
