@@ -244,10 +244,10 @@ TEST_CASE("v7's tiles: which C go to a cluster, and how many blocks", "[softmax]
     std::int64_t cols;
     int threads, vec, cluster;
   };
-  for (const Case& c : {Case{1028, 128, 4, 1}, Case{2048, 128, 4, 1}, Case{2052, 256, 4, 1}, Case{4096, 256, 4, 1},
-                        Case{4100, 256, 4, 2}, Case{8192, 256, 4, 2}, Case{12288, 256, 4, 3},
-                        Case{32768, 256, 4, 8}, Case{32772, 512, 4, 5}, Case{65536, 512, 4, 8},
-                        Case{65540, 1024, 4, 5}, Case{131072, 1024, 4, 8}}) {
+  for (const Case& c : {Case{1028, 128, 8, 1}, Case{2048, 128, 8, 1}, Case{2052, 128, 8, 1}, Case{4096, 128, 8, 1},
+                        Case{4100, 256, 8, 1}, Case{8192, 256, 8, 1}, Case{8196, 256, 8, 2},
+                        Case{12288, 256, 8, 2}, Case{32768, 256, 8, 4}, Case{32772, 256, 8, 5},
+                        Case{65536, 256, 8, 8}, Case{65540, 1024, 4, 5}, Case{131072, 1024, 4, 8}}) {
     INFO("C = " << c.cols);
     const V7Tile t = v7_tile_for(c.cols);
     REQUIRE(t.threads == c.threads);

@@ -110,13 +110,6 @@ namespace {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-/// Smallest power of two >= v (v >= 1).
-int pow2_at_least(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-
 /// Launches the kernel of `tile` with clusters of `cluster` blocks, one cluster per row (the
 /// grid capped at 2^31 - 1 blocks; the kernel loops over the rest).
 template <int kThreads, int kVec>
@@ -187,13 +180,12 @@ int v7_cluster_size(V7Tile tile, std::int64_t cols) {
 }
 
 V7Tile v7_tile_for(std::int64_t cols) {
+  // The tiles are the measured winners of `softmax --tune` on an H200 (8 float4s per thread won
+  // on 4096, 8192 and 32768 columns).
   const std::int64_t cols4 = cols / 4;
   if (cols % 4 != 0 || cols <= kWarpRowMaxCols) return {0, 0};  // v6: float4 registers per warp
-  if (cols4 <= 1024) {  // one block holds the row: 4 float4s per thread, 128 or 256 threads
-    return {static_cast<int>(std::clamp<std::int64_t>(pow2_at_least((cols4 + 3) / 4), 128, 256)), 4};
-  }
-  if (cols4 <= 1024 * kV7MaxCluster) return {256, 4};   // C <= 32768: 4096 columns per block
-  if (cols4 <= 2048 * kV7MaxCluster) return {512, 4};   // C <= 65536: 8192 columns per block
+  if (cols4 <= 1024) return {128, 8};                   // C <= 4096: one block of 128 x 8 float4s
+  if (cols4 <= 2048 * kV7MaxCluster) return {256, 8};   // C <= 65536: 8192 columns per block
   if (cols4 <= 4096 * kV7MaxCluster) return {1024, 4};  // C <= 131072: 16384 columns per block
   return {0, 0};                                        // longer: v6 (online, two passes)
 }
@@ -254,24 +246,28 @@ const std::vector<V7Candidate>& v7_candidates() {
 /// **Changed since v6.** For C > 1024 (C % 4 == 0, aligned): registers instead of shared memory,
 /// a slice per block instead of a row, warp states merged across the cluster (one cluster
 /// barrier per row, split into arrive/wait around the stores) instead of two block all-reduces.
-/// Tile by C (v7_tile_for()): up to 4096 columns, one block of 128 or 256 threads; up to 32768,
-/// 256 x 4 float4s and ceil(C / 4096) blocks; up to 65536, 512 x 4; up to 131072, 1024 x 4.
+/// Tile by C (v7_tile_for(), the measured winners of `softmax --tune`): up to 4096 columns, one
+/// block of 128 threads x 8 float4s; up to 65536, 256 x 8 float4s and ceil(C / 8192) blocks; up to
+/// 131072, 1024 x 4.
 /// Everything else runs v6: C <= 1024 (v6's warp registers are already one read, one write),
 /// C % 4 != 0 or misaligned rows (no float4), C > 131072 (more than 8 blocks).
 ///
-/// **What is still wrong.** sm_90 only (skipped elsewhere, with the reason). The tile is a
-/// guess: `softmax --tune` times the candidates of v7_candidates() to replace it with a
-/// measurement. A row's blocks wait for each other at the cluster barrier; a cluster can only
-/// start when all its blocks fit on one GPC at once.
+/// **What is still wrong.** sm_90 only (skipped elsewhere, with the reason). The tiles are tuned
+/// on one GPU (H200). A row's blocks wait for each other at the cluster barrier; a cluster can
+/// only start when all its blocks fit on one GPC at once. 4096 x 4096 and 65536 x 128 are small
+/// problems (64 and 32 MiB each way): even cudaMemcpy of the same bytes reaches only 86% and 75%
+/// of the 1 GiB copy roof there.
 ///
-/// **Predicted.** (H200, % of the 1 GiB copy roof.) 1024 x 32768: from 58.7% (v6) to about 85%
-/// (clusters of 8, 8192 blocks of 256 threads; 48 registers each on sm_90a, so 5 blocks per SM and
-/// 80 KiB of loads in flight per SM). 8192 x 8192: from 84.6% to about 90%
-/// (clusters of 2). 4096 x 4096: from 76.4% to about 82% (one 256-thread block per row, no
-/// shared-memory round trip, every load issued before the first reduction); the copy of the same bytes reaches 87.1%, so 85% would need ~98% of it. 16384 x 1024
-/// and 65536 x 128: v6's kernels, unchanged.
+/// **Predicted (before the search, with 256 x 4 tiles).** (H200, % of the 1 GiB copy roof.)
+/// 1024 x 32768: from 58.7% (v6) to about 85% (clusters of 8). 8192 x 8192: from 84.6% to about
+/// 90% (clusters of 2). 4096 x 4096: from 76.4% to about 82%. 16384 x 1024 and 65536 x 128: v6's
+/// kernels, unchanged.
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H200, `softmax --tune`).** With the guessed 256 x 4 tiles, v7 fell short: 66.1% on
+/// 1024 x 32768, 83.5% on 8192 x 8192, 74.0% on 4096 x 4096. Twice the float4s per thread (twice
+/// the loads in flight, half the blocks per row) won everywhere: 256 x 8 reached 82.2% on
+/// 1024 x 32768 (clusters of 4) and 90.4% on 8192 x 8192 (one block per row), 128 x 8 77.8% on
+/// 4096 x 4096. v7_tile_for() now picks those; the chapter page's table re-measures v7 with them.
 void launch_softmax_v7_cluster_rows(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                     cudaStream_t stream) {
   if (empty_or_invalid(rows, cols)) return;

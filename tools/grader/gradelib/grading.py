@@ -53,22 +53,25 @@ def _clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def git_commit(repo: pathlib.Path) -> str:
-    """The repository's commit (with -dirty). Where git cannot tell (no .git, as in a tree copied to a
-    GPU machine, or no git at all), $TUT_GIT_COMMIT if set (as cmake/GitCommit.cmake does), else "unknown"."""
-    fallback = os.environ.get("TUT_GIT_COMMIT", "").strip() or "unknown"
+    """The commit in every report: $TUT_GIT_COMMIT if set (the caller knows best: a tree copied to a GPU
+    machine may carry no .git, or a stale one), else the repository's commit from git (with -dirty),
+    else "unknown". The same rule as cmake/GitCommit.cmake."""
+    explicit = os.environ.get("TUT_GIT_COMMIT", "").strip()
+    if explicit:
+        return explicit
     try:
         r = subprocess.run(["git", "-C", str(repo), "rev-parse", "--show-toplevel", "--short=12", "HEAD"],
                            capture_output=True, text=True, timeout=20)
         lines = r.stdout.split()
         # --show-toplevel: a tree without its own .git inside some other checkout must not take that one's commit.
         if r.returncode != 0 or len(lines) != 2 or pathlib.Path(lines[0]).resolve() != repo.resolve():
-            return fallback
+            return "unknown"
         commit = lines[1]
         dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=20).stdout.strip()
         return commit + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
-        return fallback
+        return "unknown"
 
 
 def resolve_program(cmd: list[str]) -> list[str]:
