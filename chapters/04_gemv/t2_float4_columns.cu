@@ -15,6 +15,8 @@ constexpr int kT2Cols = kWarpSize * kT2Vec;
 constexpr int kT2Warps = 8;
 /// Smallest row chunk a block takes.
 constexpr std::int64_t kT2MinRows = 64;
+/// Full waves of blocks the launcher aims for (rows split into that many chunks per strip).
+constexpr std::int64_t kT2Waves = 4;
 
 /// @brief t1's tiling with 128 columns per block, 4 per lane.
 ///
@@ -88,7 +90,8 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 /// rows' loads before the first FMA needs its data.
 ///
 /// **Changed since t1.** 128-column strips, one float4 per lane per row (when K % 4 == 0 and A
-/// is aligned; four scalar loads otherwise); the row loop unrolled by 4.
+/// is aligned; four scalar loads otherwise); the row loop unrolled by 4; rows cut for about four
+/// full waves of blocks (t1: two).
 ///
 /// **What is still wrong.** As in t1: float atomics make the result's last bits depend on the
 /// order in which blocks finish; K < 128 leaves lanes idle (one strip, mostly empty).
@@ -96,7 +99,13 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 /// **Predicted.** At or near the copy roof on the square and short-fat shapes, and on par with
 /// cublasSgemv (CUBLAS_OP_N).
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H200).** The first run (two waves) was below cublasSgemv on 4096^2 (0.79x) and
+/// 8192^2 (0.93x), at or above it elsewhere. A scratch search of the same kernel (1-8 waves,
+/// chunk sizes, deeper unrolling, a last-block-done reduction instead of atomics, warps reading
+/// one row side by side, cuBLAS-like one-wave blocks of 16 warps) moved 8192^2 to 1.02-1.03x
+/// with four waves (what t2 now uses), but no variant passed 0.85x on 4096^2: cuBLAS runs one
+/// wave of 128 blocks of 512 threads at 128 registers there (ncu), at 69% of DRAM bandwidth,
+/// and we did not find what else it does. The chapter page's table has t2's numbers.
 void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                     cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;
@@ -104,7 +113,9 @@ void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, st
   const bool vec = K % 4 == 0 && is_aligned16(A);
   const auto kernel = vec ? gemvt_t2_float4_columns<true> : gemvt_t2_float4_columns<false>;
   const std::int64_t strips = (K + kT2Cols - 1) / kT2Cols;
-  const std::int64_t target = 2 * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
+  // Four full waves of blocks: a search over 1, 2, 4 and 8 waves (H200) found 2 waves 1-2% behind
+  // cublasSgemv on 8192^2 and 4 or 8 waves 1-3% ahead; smaller chunks also shorten the tail.
+  const std::int64_t target = kT2Waves * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
   const SplitPlan plan = plan_split(M, strips, target, kT2MinRows, 1);
   const bool accumulate = plan.splits > 1;
   if (accumulate) CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(K) * sizeof(float), stream));
