@@ -63,8 +63,9 @@ trap "exit 143" TERM INT   # a timeout still packs what was written
 say "# Device check"
 say ""
 say "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo "${TUT_GIT_COMMIT:-unknown}")
-export TUT_GIT_COMMIT=$commit   # read by cmake/GitCommit.cmake where the tree has no .git
+# $TUT_GIT_COMMIT wins when set: a tree copied to the GPU machine may carry a stale .git (or none).
+commit=${TUT_GIT_COMMIT:-$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+export TUT_GIT_COMMIT=$commit   # read by cmake/GitCommit.cmake and the grader
 say "- commit: $commit"
 say "- GPU: $(nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo 'nvidia-smi failed')"
 say "- nvcc: $(nvcc --version 2>/dev/null | tail -1)"
