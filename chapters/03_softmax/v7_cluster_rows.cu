@@ -263,11 +263,11 @@ const std::vector<V7Candidate>& v7_candidates() {
 /// 90% (clusters of 2). 4096 x 4096: from 76.4% to about 82%. 16384 x 1024 and 65536 x 128: v6's
 /// kernels, unchanged.
 ///
-/// **Measured (H200, `softmax --tune`).** With the guessed 256 x 4 tiles, v7 fell short: 66.1% on
-/// 1024 x 32768, 83.5% on 8192 x 8192, 74.0% on 4096 x 4096. Twice the float4s per thread (twice
-/// the loads in flight, half the blocks per row) won everywhere: 256 x 8 reached 82.2% on
-/// 1024 x 32768 (clusters of 4) and 90.4% on 8192 x 8192 (one block per row), 128 x 8 77.8% on
-/// 4096 x 4096. v7_tile_for() now picks those; the chapter page's table re-measures v7 with them.
+/// **Measured (H200, `softmax --tune`, softmax_tune.json).** With the guessed 256 x 4 tiles, v7
+/// fell short: 65.6% on 1024 x 32768, 83.4% on 8192 x 8192, 73.3% on 4096 x 4096. Twice the
+/// float4s per thread (twice the loads in flight, half the blocks per row) won everywhere: 256 x 8
+/// reached 81.5% on 1024 x 32768 (clusters of 4) and 89.8% on 8192 x 8192 (one block per row),
+/// 128 x 8 77.3% on 4096 x 4096. v7_tile_for() picks those; the chapter page's table has v7.
 void launch_softmax_v7_cluster_rows(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                     cudaStream_t stream) {
   if (empty_or_invalid(rows, cols)) return;

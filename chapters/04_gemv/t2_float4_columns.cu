@@ -105,7 +105,9 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 /// one row side by side, cuBLAS-like one-wave blocks of 16 warps) moved 8192^2 to 1.02-1.03x
 /// with four waves (what t2 now uses), but no variant passed 0.85x on 4096^2: cuBLAS runs one
 /// wave of 128 blocks of 512 threads at 128 registers there (ncu), at 69% of DRAM bandwidth,
-/// and we did not find what else it does. The chapter page's table has t2's numbers.
+/// and we did not find what else it does. In the chapter's own run with four waves, t2 is 0.83x
+/// cuBLAS on 4096^2 and 0.97x on 8192^2 (the scratch benchmark's 1.02x did not carry over), and
+/// at or above it on the other shapes.
 void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                     cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;

@@ -454,10 +454,11 @@ using V10Fallback = tune_bf16::M0;
 /// with M4 (4 stages) the winner.
 ///
 /// **Measured (H200, the search at 8192^3).** Short of the prediction: the best candidate was M3
-/// (3 stages, double-buffered) at 357 TFLOP/s, 45.6% of cuBLAS BF16 (782), and v10 now runs it;
-/// M4 (4 stages) measured 353. Double buffering gained 10-16% (M0 -> M1, M2 -> M3, M5 -> M4), as
-/// predicted; 64-wide slices gained 5% over 32-wide ones with double buffering (M1 -> M3). The
-/// chapter table re-measures v10 at every size.
+/// (3 stages, double-buffered) at 356 TFLOP/s, 45.9% of cuBLAS BF16 (776), and v10 now runs it;
+/// M4 (4 stages) measured 352. Double buffering gained 10-17% (M0 -> M1, M2 -> M3, M5 -> M4), as
+/// predicted; 64-wide slices gained 5% over 32-wide ones with double buffering (M1 -> M3). ncu:
+/// tensor pipe active 57% of cycles, shared-memory pipe 55%, 8 warps per SM (registers and shared
+/// memory allow one block). The chapter table re-measures v10 at every size.
 void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   static const bool fits = max_optin_smem() >= V10Config::kSmemBytes;
