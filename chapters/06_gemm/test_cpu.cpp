@@ -188,8 +188,12 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
   }
 }
 
-TEST_CASE("the tuning candidates: at most 8, unique, exactly one is v8_tuned", "[gemm][registry]") {
-  const auto& cands = tune_candidates();
+namespace {
+
+/// A search's candidate list: 2..8 of them (each is a separate kernel in every build), unique
+/// names, each with a launcher, and exactly one marked as what its version runs.
+template <class Candidates>
+void require_candidate_list(const Candidates& cands) {
   REQUIRE(cands.size() >= 2);
   REQUIRE(cands.size() <= 8);
   std::set<std::string> names;
@@ -202,18 +206,14 @@ TEST_CASE("the tuning candidates: at most 8, unique, exactly one is v8_tuned", "
   REQUIRE(tuned == 1);
 }
 
+}  // namespace
+
+TEST_CASE("the tuning candidates: at most 8, unique, exactly one is v8_tuned", "[gemm][registry]") {
+  require_candidate_list(tune_candidates());
+}
+
 TEST_CASE("the bf16 tuning candidates: at most 8, unique, exactly one is v10_mma_bf16", "[gemm][registry]") {
-  const auto& cands = tune_candidates_bf16();
-  REQUIRE(cands.size() >= 2);
-  REQUIRE(cands.size() <= 8);
-  std::set<std::string> names;
-  int tuned = 0;
-  for (const auto& c : cands) {
-    REQUIRE(names.insert(c.name).second);
-    REQUIRE(c.launch != nullptr);
-    tuned += c.is_tuned ? 1 : 0;
-  }
-  REQUIRE(tuned == 1);
+  require_candidate_list(tune_candidates_bf16());
 }
 
 TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
