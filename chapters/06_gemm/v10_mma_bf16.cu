@@ -400,14 +400,16 @@ using M2 = MmaConfig<128, 256, 64, 64, 64, 3, false, 1>;
 using M3 = MmaConfig<128, 256, 64, 64, 64, 3, true, 1>;
 /// M3 with 4 stages (192 KiB): one more slice of latency cover.
 using M4 = MmaConfig<128, 256, 64, 64, 64, 4, true, 1>;
-/// M4 with single fragments: what double buffering is worth at 64-wide slices. (The transposed
-/// 256 x 128 tile was left out: it spills at 255 registers.)
-using M5 = MmaConfig<128, 256, 64, 64, 64, 4, false, 1>;
+/// Twice the warps (second round, after ncu showed the tensor pipe idle 43% of cycles with 2 warps
+/// per scheduler): 16 warps of 64 x 32 (64 accumulators each, 128 registers at most), 4 warps
+/// per scheduler to cover ldmatrix and barrier latency; 1.5x the ldmatrix per mma (6 per 16
+/// instead of 8 per 32). Single fragments: double-buffered, it spills at 128 registers.
+using M5 = MmaConfig<128, 256, 64, 64, 32, 3, false, 1>;
 /// 128 x 128 blocks of 4 warps, two per SM: one block's barrier overlaps the other's mma.
 /// Single fragments: double-buffered, this one spills at 255 registers.
 using M6 = MmaConfig<128, 128, 64, 64, 64, 3, false, 2>;
-/// M6 with 32-wide k-slices and 4 stages (64 KiB per block).
-using M7 = MmaConfig<128, 128, 32, 64, 64, 4, true, 2>;
+/// M5 with 4 stages (192 KiB): more latency cover for the single-buffered fragments.
+using M7 = MmaConfig<128, 256, 64, 64, 32, 4, false, 1>;
 }  // namespace tune_bf16
 // [candidates]
 
@@ -455,7 +457,7 @@ using V10Fallback = tune_bf16::M0;
 ///
 /// **Measured (H200, the search at 8192^3).** Short of the prediction: the best candidate was M3
 /// (3 stages, double-buffered) at 356 TFLOP/s, 45.9% of cuBLAS BF16 (776), and v10 now runs it;
-/// M4 (4 stages) measured 352. Double buffering gained 10-17% (M0 -> M1, M2 -> M3, M5 -> M4), as
+/// M4 (4 stages) measured 352. Double buffering gained 10-17% (M0 -> M1, M2 -> M3, and 4 stages: 320 -> 352), as
 /// predicted; 64-wide slices gained 5% over 32-wide ones with double buffering (M1 -> M3). ncu:
 /// tensor pipe active 57% of cycles, shared-memory pipe 55%, 8 warps per SM (registers and shared
 /// memory allow one block). The chapter table re-measures v10 at every size.
