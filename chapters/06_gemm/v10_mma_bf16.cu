@@ -460,7 +460,9 @@ using V10Fallback = tune_bf16::M0;
 /// M4 (4 stages) measured 352. Double buffering gained 10-17% (M0 -> M1, M2 -> M3, and 4 stages: 320 -> 352), as
 /// predicted; 64-wide slices gained 5% over 32-wide ones with double buffering (M1 -> M3). ncu:
 /// tensor pipe active 57% of cycles, shared-memory pipe 55%, 8 warps per SM (registers and shared
-/// memory allow one block). The chapter table re-measures v10 at every size.
+/// memory allow one block). A second round with 16 warps of 64 x 32 (M5, M7: 128 registers, 4 warps
+/// per scheduler, 1.5x the ldmatrix per mma) measured 339-341 TFLOP/s, below M3. The chapter
+/// table re-measures v10 at every size.
 void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   static const bool fits = max_optin_smem() >= V10Config::kSmemBytes;
