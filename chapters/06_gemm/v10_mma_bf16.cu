@@ -1,6 +1,7 @@
 /// @file
 /// @brief v10: BF16 tensor cores in PTX: mma.sync m16n8k16, ldmatrix from a swizzled shared-memory
-/// layout, a multi-stage cp.async pipeline of 64-wide k-slices, double-buffered fragments (sm_80+).
+/// layout, a multi-stage cp.async pipeline of 64-wide k-slices, double-buffered fragments, two
+/// blocks per SM (sm_80+).
 #include <climits>
 #include <mutex>
 #include <stdexcept>
@@ -210,8 +211,12 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::kMmaM][Cfg::kMmaN][4]
 /// sits after the mma of the second-to-last step (they keep the tensor cores busy while the warp
 /// waits), and the last step already loads the first fragments of the next slice. The copies of
 /// the slice kStages - 1 ahead are spread over the first BK / 16 - 1 k-steps.
+///
+/// `kAlignedRows`: the caller promises that both operands' rows start 16-byte aligned (K and N
+/// multiples of 8, aligned bases), so every chunk is one cp.async and the scalar path is not
+/// compiled in. The general instantiation checks at run time and keeps both paths.
 // [kernel]
-template <class Cfg>
+template <class Cfg, bool kAlignedRows>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     gemm_v10_mma_bf16(int m, int n, int k, float alpha, const __nv_bfloat16* __restrict__ a,
                       const __nv_bfloat16* __restrict__ b, float beta, float* __restrict__ c) {
@@ -232,8 +237,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int col0 = (in_group / group_rows) * BN;
 
   // 16-byte copies need every row to start 16-byte aligned: rows of 8k bf16 and aligned bases.
-  const bool vec_a = k % 8 == 0 && aligned16(a);
-  const bool vec_b = n % 8 == 0 && aligned16(b);
+  // Known at compile time in the aligned instantiation, which then has no scalar path.
+  const bool vec_a = kAlignedRows || (k % 8 == 0 && aligned16(a));
+  const bool vec_b = kAlignedRows || (n % 8 == 0 && aligned16(b));
   const int tiles = (k + BK - 1) / BK;
   // This thread's first A and B chunk (see load_stage_v10); only dereferenced where inside.
   const __nv_bfloat16* a_src = a + static_cast<std::int64_t>(row0 + static_cast<int>(threadIdx.x) / Cfg::kAChunksPerRow) * k +
@@ -356,6 +362,37 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 }
 // [kernel]
 
+/// The configurations `gemm --tune --dtype bf16` times at 8192^3 (block tile, k-slice, warp tile,
+/// stages, fragment double buffering, blocks per SM). At most 8: each one is a separate kernel.
+// [candidates]
+namespace tune_bf16 {
+/// v10 as first measured (H200: 252 TFLOP/s, 32% of cuBLAS BF16 at 8192^3): BK 32, 4 stages, single fragments.
+using M0 = MmaConfig<128, 256, 32, 64, 64, 4, false, 1>;
+/// M0 with double-buffered fragments (and the barrier after the second-to-last k-step's mma).
+using M1 = MmaConfig<128, 256, 32, 64, 64, 4, true, 1>;
+/// 64-wide k-slices (4 k-steps, 128 mma per warp per barrier), 3 stages of 48 KiB, double-buffered
+/// fragments: the winner of rounds 1 and 2, where it ran with the alignment check in the kernel.
+using M3 = MmaConfig<128, 256, 64, 64, 64, 3, true, 1>;
+/// M3 with 4 stages (192 KiB): one more slice of latency cover.
+using M4 = MmaConfig<128, 256, 64, 64, 64, 4, true, 1>;
+/// 128 x 128 blocks of 4 warps, two per SM (96 KiB each): one block's barrier and ldmatrix waits
+/// are covered by the other block's mma. Single fragments.
+using M6 = MmaConfig<128, 128, 64, 64, 64, 3, false, 2>;
+/// M6 with double-buffered fragments (fits in 255 registers once the scalar path is compiled out).
+using M8 = MmaConfig<128, 128, 64, 64, 64, 3, true, 2>;
+/// M3 turned on its side: 256 x 128 blocks, 8 warps of 64 x 64 (4 x 2), double-buffered.
+using M9 = MmaConfig<256, 128, 64, 64, 64, 3, true, 1>;
+}  // namespace tune_bf16
+// [candidates]
+
+/// The configuration v10 runs, from the search (`gemm --tune --dtype bf16`, H100, 8192^3): M8 and
+/// M6 tie there, and M8 runs the double-buffered main loop that the chapter page shows. 96 KiB of
+/// shared memory: every sm_80+ GPU gives a block that much.
+using V10Config = tune_bf16::M8;
+/// The general kernel (an operand's rows not 16-byte aligned) of every configuration: M8's tiles
+/// with single fragments, since M8 with the scalar path compiled in needs more than 255 registers.
+using V10General = tune_bf16::M6;
+
 namespace {
 
 /// The largest dynamic shared memory a block of the current device may opt in to.
@@ -366,58 +403,53 @@ int max_optin_smem() {
   return bytes;
 }
 
-/// Launches v10's kernel with configuration Cfg: one block per BM x BN tile of C, a 1-D grid
-/// (the kernel maps it to tiles in raster groups).
+/// Launches one instantiation of v10's kernel: one block per BM x BN tile of C, a 1-D grid (the
+/// kernel maps it to tiles in raster groups).
+template <class Cfg, bool kAlignedRows>
+void launch_kernel(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                   const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  const std::int64_t blocks = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
+  if (blocks > INT_MAX) throw std::invalid_argument("gemm v10: too many block tiles for a 1-D grid");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (max_optin_smem() < Cfg::kSmemBytes) {
+      throw std::runtime_error("gemm v10: this GPU gives a block less than the " +
+                               std::to_string(Cfg::kSmemBytes / 1024) + " KiB of shared memory it needs");
+    }
+    CUDA_CHECK(cudaFuncSetAttribute(gemm_v10_mma_bf16<Cfg, kAlignedRows>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Cfg::kSmemBytes));
+  });
+  gemm_v10_mma_bf16<Cfg, kAlignedRows><<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+      static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// Runs configuration Cfg: its aligned instantiation when every row of A and B starts 16-byte
+/// aligned (K and N multiples of 8, aligned bases: every square size of the table); otherwise
+/// the general kernel V10General, one for all candidates.
 template <class Cfg>
 void launch_mma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                 const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
-  const std::int64_t blocks = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
-  if (blocks > INT_MAX) throw std::invalid_argument("gemm v10: too many block tiles for a 1-D grid");
-  static std::once_flag once;
-  std::call_once(once, [] {
-    CUDA_CHECK(cudaFuncSetAttribute(gemm_v10_mma_bf16<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  });
-  gemm_v10_mma_bf16<Cfg><<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
-      static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
-  CUDA_CHECK_LAUNCH();
+  if (k % 8 == 0 && n % 8 == 0 && aligned16(a) && aligned16(b)) {
+    launch_kernel<Cfg, true>(m, n, k, alpha, a, b, beta, c, stream);
+  } else {
+    launch_kernel<V10General, false>(m, n, k, alpha, a, b, beta, c, stream);
+  }
+}
+
+/// Always Cfg's general instantiation, alignment checked inside the kernel: how v10 ran in
+/// rounds 1 and 2 of the search, kept as a candidate to measure what that check costs.
+template <class Cfg>
+void launch_mma_checked(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                        const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  check_dims(m, n, k);
+  launch_kernel<Cfg, false>(m, n, k, alpha, a, b, beta, c, stream);
 }
 
 }  // namespace
-
-/// The configurations `gemm --tune --dtype bf16` times at 8192^3 (block tile, k-slice, warp tile,
-/// stages, fragment double buffering, blocks per SM). At most 8: each one is a separate kernel.
-// [candidates]
-namespace tune_bf16 {
-/// v10 as first measured (H200: 252 TFLOP/s, 32% of cuBLAS BF16 at 8192^3): BK 32, 4 stages, single fragments.
-using M0 = MmaConfig<128, 256, 32, 64, 64, 4, false, 1>;
-/// M0 with double-buffered fragments (and the barrier after the second-to-last k-step's mma).
-using M1 = MmaConfig<128, 256, 32, 64, 64, 4, true, 1>;
-/// 64-wide k-slices (4 k-steps, 128 mma per warp per barrier), 3 stages of 48 KiB, single fragments.
-using M2 = MmaConfig<128, 256, 64, 64, 64, 3, false, 1>;
-/// M2 with double-buffered fragments.
-using M3 = MmaConfig<128, 256, 64, 64, 64, 3, true, 1>;
-/// M3 with 4 stages (192 KiB): one more slice of latency cover.
-using M4 = MmaConfig<128, 256, 64, 64, 64, 4, true, 1>;
-/// Twice the warps (second round, after ncu showed the tensor pipe idle 43% of cycles with 2 warps
-/// per scheduler): 16 warps of 64 x 32 (64 accumulators each, 128 registers at most), 4 warps
-/// per scheduler to cover ldmatrix and barrier latency; 1.5x the ldmatrix per mma (6 per 16
-/// instead of 8 per 32). Single fragments: double-buffered, it spills at 128 registers.
-using M5 = MmaConfig<128, 256, 64, 64, 32, 3, false, 1>;
-/// 128 x 128 blocks of 4 warps, two per SM: one block's barrier overlaps the other's mma.
-/// Single fragments: double-buffered, this one spills at 255 registers.
-using M6 = MmaConfig<128, 128, 64, 64, 64, 3, false, 2>;
-/// M5 with 4 stages (192 KiB): more latency cover for the single-buffered fragments.
-using M7 = MmaConfig<128, 256, 64, 64, 32, 4, false, 1>;
-}  // namespace tune_bf16
-// [candidates]
-
-/// The configuration v10 runs where the device has the shared memory for it (Hopper: 227 KiB per
-/// block), from the measured winner of the search (`gemm --tune --dtype bf16`, H200, 8192^3).
-using V10Config = tune_bf16::M3;
-/// What v10 runs on GPUs with less shared memory per block (96 KiB: every sm_80+ GPU has it).
-using V10Fallback = tune_bf16::M0;
 
 /// @brief v10: mma.sync in PTX with ldmatrix, a swizzled layout, a cp.async pipeline of 64-wide
 /// k-slices and double-buffered fragments (BF16).
@@ -430,47 +462,41 @@ using V10Fallback = tune_bf16::M0;
 /// makes every ldmatrix and every cp.async conflict-free without padding. BF16 halves the bytes
 /// per input element (tensor-core rate is the same as FP16's, twice TF32's).
 ///
-/// **Changed since v9.** PTX fragments instead of WMMA; 128 x 256 x 64 block tile, 8 warps of
-/// 64 x 64 (128 accumulator registers per lane); 3 pipeline stages of 48 KiB; fragments double
-/// buffered in registers; grouped rasterization of the block tiles for L2 reuse; epilogue
-/// directly from the accumulator registers. The first version of v10 (tune_bf16::M0: 32-wide
-/// k-slices, single fragments) measured 252 TFLOP/s on an H200, 32% of cuBLAS BF16: with only
-/// two warps per scheduler, each barrier (every 64 mma per warp) and each ldmatrix -> mma
-/// dependency left the tensor cores idle. 64-wide slices halve the barriers per mma; double
-/// buffering hides ldmatrix behind the previous k-step's mma.
+/// **Changed since v9.** PTX fragments instead of WMMA; 128 x 128 x 64 block tiles of 4 warps of
+/// 64 x 64 (128 accumulator registers per lane), two blocks per SM; 3 pipeline stages of 32 KiB;
+/// fragments double buffered in registers;
+/// grouped rasterization of the block tiles for L2 reuse; epilogue directly from the accumulator
+/// registers; the copy loop compiled without its scalar path when both operands are aligned.
 ///
-/// **Edges.** 16-byte cp.async needs K % 8 == 0 (A) and N % 8 == 0 (B) and aligned bases; otherwise
-/// that operand's chunks are loaded with predicated 2-byte loads and one 16-byte shared store
-/// (synchronous, slower, correct). Out-of-range rows, columns and k are zero-filled.
+/// **Edges.** 16-byte cp.async needs K % 8 == 0 (A) and N % 8 == 0 (B) and aligned bases. When
+/// both hold (the host checks), the aligned instantiation runs; otherwise the general one, whose
+/// copy loop loads an unaligned operand's chunks with predicated 2-byte loads and one 16-byte
+/// shared store (synchronous, slower, correct). Out-of-range rows, columns and k are zero-filled.
 ///
 /// **Why it stops short of Hopper's peak.** `mma.sync` is the Ampere interface. On an H100 the
 /// tensor cores reach their full rate only through `wgmma` (warpgroup MMA, sm_90a): four warps
 /// issue one asynchronous instruction reading A and B straight from shared memory, so the
 /// operands never pass through the register file and no warp waits on ldmatrix. With mma.sync
 /// every operand byte goes shared memory -> registers -> tensor core, costing issue slots and
-/// register bandwidth; the 128 accumulators per lane cap the warp tile at 64 x 64 and the block
-/// at one per SM. The copies are also issued thread by thread; on Hopper the TMA engine moves
-/// whole tiles with one instruction and signals an mbarrier. Both are the next chapter's subject.
+/// register bandwidth; the 128 accumulators per lane cap the warp tile at 64 x 64. The copies
+/// are also issued thread by thread; on Hopper the TMA engine moves whole tiles with one
+/// instruction and signals an mbarrier. Both are the next chapter's subject.
 ///
-/// **Predicted.** 50-55% of cuBLAS BF16 at 8192^3 (about 400 TFLOP/s on an H200), up from 32%,
-/// with M4 (4 stages) the winner.
-///
-/// **Measured (H200, the search at 8192^3).** Short of the prediction: the best candidate was M3
-/// (3 stages, double-buffered) at 356 TFLOP/s, 45.9% of cuBLAS BF16 (776), and v10 now runs it;
-/// M4 (4 stages) measured 352. Double buffering gained 10-17% (M0 -> M1, M2 -> M3, and 4 stages: 320 -> 352), as
-/// predicted; 64-wide slices gained 5% over 32-wide ones with double buffering (M1 -> M3). ncu:
-/// tensor pipe active 57% of cycles, shared-memory pipe 55%, 8 warps per SM (registers and shared
-/// memory allow one block). A second round with 16 warps of 64 x 32 (M5, M7: 128 registers, 4 warps
-/// per scheduler, 1.5x the ldmatrix per mma) measured 339-341 TFLOP/s, below M3. The chapter
-/// table re-measures v10 at every size.
+/// **History: three rounds of the search** (`gemm --tune --dtype bf16`, 8192^3; the chapter page
+/// has the tables). The first v10 (M0: 32-wide k-slices, single fragments, one block of 8 warps
+/// per SM) measured 252 TFLOP/s on an H200, 32% of cuBLAS BF16: with two warps per scheduler,
+/// each barrier and each ldmatrix -> mma dependency left the tensor cores idle. Predicted for
+/// round 1: 50-55% with 64-wide slices, double-buffered fragments and 4 stages (M4). Measured:
+/// M3 (3 stages) best at 45.9%, double buffering +10-17%, 64-wide slices +5%. Round 2 (16 warps of
+/// 64 x 32) lost (43%). Round 3 (H100) compiled the copy loop without its scalar path for aligned
+/// operands; predicted a few percent from freeing registers (and it let M6 double-buffered fit in
+/// 255 registers without spilling). Measured in an exploratory run: far more than predicted, M3
+/// 48.4% -> 53.5% of cuBLAS BF16, and every 64-wide candidate within 3% of the others (M6, two
+/// blocks of 128 x 128 per SM, 55.0%, M8, the same double-buffered, 55.0%), so v10 now runs M8.
+/// The chapter table re-measures v10 at every size.
 void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
-  static const bool fits = max_optin_smem() >= V10Config::kSmemBytes;
-  if (fits) {
-    launch_mma<V10Config>(m, n, k, alpha, a, b, beta, c, stream);
-  } else {
-    launch_mma<V10Fallback>(m, n, k, alpha, a, b, beta, c, stream);
-  }
+  launch_mma<V10Config>(m, n, k, alpha, a, b, beta, c, stream);
 }
 
 namespace {
@@ -499,13 +525,20 @@ TuneCandidateBF16 mma_candidate() {
   return {mma_config_name<Cfg>(), mma_config_summary<Cfg>(), launch_mma<Cfg>, std::is_same<Cfg, V10Config>::value};
 }
 
+/// Cfg with the alignment checked inside the kernel ("_checked"), for comparison.
+template <class Cfg>
+TuneCandidateBF16 mma_candidate_checked() {
+  return {mma_config_name<Cfg>() + "_checked", mma_config_summary<Cfg>() + ", alignment checked in the kernel",
+          launch_mma_checked<Cfg>, false};
+}
+
 }  // namespace
 
 const std::vector<TuneCandidateBF16>& tune_candidates_bf16() {
   static const std::vector<TuneCandidateBF16> list = {
-      mma_candidate<tune_bf16::M0>(), mma_candidate<tune_bf16::M1>(), mma_candidate<tune_bf16::M2>(),
-      mma_candidate<tune_bf16::M3>(), mma_candidate<tune_bf16::M4>(), mma_candidate<tune_bf16::M5>(),
-      mma_candidate<tune_bf16::M6>(), mma_candidate<tune_bf16::M7>(),
+      mma_candidate<tune_bf16::M0>(), mma_candidate<tune_bf16::M1>(), mma_candidate_checked<tune_bf16::M3>(),
+      mma_candidate<tune_bf16::M3>(),  mma_candidate<tune_bf16::M4>(), mma_candidate<tune_bf16::M6>(),
+      mma_candidate<tune_bf16::M8>(),  mma_candidate<tune_bf16::M9>(),
   };
   return list;
 }

@@ -36,7 +36,7 @@ const std::vector<Version>& versions() {
        {fp32, launch_gemm_v8_tuned, nullptr}, 0.0},
       {{"v9_wmma_tf32", "tensor cores via WMMA: TF32 16x16x8 fragments, fp32 accumulate", 80, Kind::ours},
        {tf32, launch_gemm_v9_wmma_tf32, nullptr}, 0.0},
-      {{"v10_mma_bf16", "mma.sync m16n8k16 BF16 in PTX, ldmatrix, swizzled smem, 4 cp.async stages of BK 64, double-buffered fragments", 80, Kind::ours},
+      {{"v10_mma_bf16", "mma.sync m16n8k16 BF16 in PTX, ldmatrix, swizzled smem, 3 cp.async stages of BK 64, double-buffered fragments, 2 blocks/SM", 80, Kind::ours},
        {bf16, nullptr, launch_gemm_v10_mma_bf16}, 0.0},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
