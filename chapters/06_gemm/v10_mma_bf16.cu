@@ -385,9 +385,9 @@ using M9 = MmaConfig<256, 128, 64, 64, 64, 3, true, 1>;
 }  // namespace tune_bf16
 // [candidates]
 
-/// The configuration v10 runs, from the search (`gemm --tune --dtype bf16`, H100, 8192^3): M8 and
-/// M6 tie there, and M8 runs the double-buffered main loop that the chapter page shows. 96 KiB of
-/// shared memory: every sm_80+ GPU gives a block that much.
+/// The configuration v10 runs, from the search (`gemm --tune --dtype bf16`, round 3, H100, 8192^3):
+/// M4, M8, M6 and M9 tie within about 1% there; M8 needs 96 KiB of shared memory, which every
+/// sm_80+ GPU gives a block, and runs the double-buffered main loop that the chapter page shows.
 using V10Config = tune_bf16::M8;
 /// The general kernel (an operand's rows not 16-byte aligned) of every configuration: M8's tiles
 /// with single fragments, since M8 with the scalar path compiled in needs more than 255 registers.
@@ -489,11 +489,12 @@ void launch_mma_checked(std::int64_t m, std::int64_t n, std::int64_t k, float al
 /// round 1: 50-55% with 64-wide slices, double-buffered fragments and 4 stages (M4). Measured:
 /// M3 (3 stages) best at 45.9%, double buffering +10-17%, 64-wide slices +5%. Round 2 (16 warps of
 /// 64 x 32) lost (43%). Round 3 (H100) compiled the copy loop without its scalar path for aligned
-/// operands; predicted a few percent from freeing registers (and it let M6 double-buffered fit in
-/// 255 registers without spilling). Measured in an exploratory run: far more than predicted, M3
-/// 48.4% -> 53.5% of cuBLAS BF16, and every 64-wide candidate within 3% of the others (M6, two
-/// blocks of 128 x 128 per SM, 55.0%, M8, the same double-buffered, 55.0%), so v10 now runs M8.
-/// The chapter table re-measures v10 at every size.
+/// operands, to let M6 run double-buffered (M8) without spilling; predicted a few percent from
+/// the freed registers. Measured in one run (cuBLAS BF16 787 TFLOP/s): far more than predicted,
+/// M3 367 -> 415 TFLOP/s (46.6% -> 52.7%, +13%) with the same 250 registers, and every 64-wide
+/// candidate within about 1% of the others (M4 55.3%, M8 55.1%, M6 55.0%, M9 54.7%). v10 runs M8,
+/// which ties for first and fits every sm_80+ GPU; the chapter table re-measures it at every
+/// size (56.0% of cuBLAS BF16 at 8192^3 on the H100).
 void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   launch_mma<V10Config>(m, n, k, alpha, a, b, beta, c, stream);
