@@ -452,7 +452,7 @@ void launch_mma_checked(std::int64_t m, std::int64_t n, std::int64_t k, float al
 }  // namespace
 
 /// @brief v10: mma.sync in PTX with ldmatrix, a swizzled layout, a cp.async pipeline of 64-wide
-/// k-slices and double-buffered fragments (BF16).
+/// k-slices, double-buffered fragments and two blocks per SM (BF16).
 ///
 /// **Idea.** Go one level below WMMA, to the instructions it is made of, and take control of
 /// everything WMMA hid: the register layout of the fragments (documented in the PTX ISA for
@@ -464,9 +464,9 @@ void launch_mma_checked(std::int64_t m, std::int64_t n, std::int64_t k, float al
 ///
 /// **Changed since v9.** PTX fragments instead of WMMA; 128 x 128 x 64 block tiles of 4 warps of
 /// 64 x 64 (128 accumulator registers per lane), two blocks per SM; 3 pipeline stages of 32 KiB;
-/// fragments double buffered in registers;
-/// grouped rasterization of the block tiles for L2 reuse; epilogue directly from the accumulator
-/// registers; the copy loop compiled without its scalar path when both operands are aligned.
+/// fragments double buffered in registers; grouped rasterization of the block tiles for L2
+/// reuse; epilogue directly from the accumulator registers; the copy loop compiled without its
+/// scalar path when both operands are aligned.
 ///
 /// **Edges.** 16-byte cp.async needs K % 8 == 0 (A) and N % 8 == 0 (B) and aligned bases. When
 /// both hold (the host checks), the aligned instantiation runs; otherwise the general one, whose
