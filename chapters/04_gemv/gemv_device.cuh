@@ -49,6 +49,19 @@ __device__ __forceinline__ std::int64_t row_peel(const float* p, std::int64_t n)
   return peel < n ? peel : n;
 }
 
+/// @brief A load of A, which every kernel reads exactly once: through the read-only data cache
+/// (`__ldg`), or, when `kStreaming`, with the streaming hint (`__ldcs`, PTX `ld.global.cs`):
+/// the line is allocated evict-first in L1 and L2, so that data read once does not push out
+/// what L2 held before (t3).
+template <bool kStreaming, class T>
+__device__ __forceinline__ T load_once(const T* p) {
+  if constexpr (kStreaming) {
+    return __ldcs(p);
+  } else {
+    return __ldg(p);
+  }
+}
+
 /// @brief True if `p` is 16-byte aligned.
 __host__ __device__ __forceinline__ bool is_aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16u == 0;

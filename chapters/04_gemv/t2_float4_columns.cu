@@ -4,6 +4,7 @@
 #include "common/launch.hpp"
 #include "gemv.hpp"
 #include "gemv_device.cuh"
+#include "overlap_clear.cuh"
 
 namespace gemv {
 
@@ -23,12 +24,15 @@ constexpr std::int64_t kT2Waves = 4;
 /// kVec (K % 4 == 0 and A 16-byte aligned, so every row's column 4l is): lane l owns columns
 /// 4l .. 4l + 3 of the strip and reads them with one float4 load, 512 B per warp per row.
 /// Otherwise lane l owns columns l, l + 32, l + 64, l + 96 and reads them with four
-/// coalesced scalar loads (correct for any K and alignment, as fast as t1).
+/// coalesced scalar loads (correct for any K and alignment, as fast as t1). kStreaming (t3)
+/// reads A with the streaming hint (load_once()). kWaitForClear (t4): the kernel may start
+/// while the kernel that clears y is still running (programmatic dependent launch), so it
+/// waits for that grid (wait_for_prior_grids()) before its first atomicAdd into y.
 ///
 /// The row loop is unrolled by 4 so that several rows' loads are in flight per lane. The
 /// partial sums of the 8 warps meet in shared memory, then threads 0..127 add one column each.
 // [kernel]
-template <bool kVec>
+template <bool kVec, bool kStreaming, bool kWaitForClear>
 __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float* __restrict__ x,
                                         float* __restrict__ y, std::int64_t M, std::int64_t K, std::int64_t rows,
                                         bool accumulate) {
@@ -44,7 +48,7 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
     if (col < K) {
 #pragma unroll 4
       for (std::int64_t i = i0 + warp; i < i1; i += kT2Warps) {
-        const float4 a = __ldg(reinterpret_cast<const float4*>(A + i * K + col));
+        const float4 a = load_once<kStreaming>(reinterpret_cast<const float4*>(A + i * K + col));
         const float xi = __ldg(x + i);
         acc[0] = fmaf(a.x, xi, acc[0]);
         acc[1] = fmaf(a.y, xi, acc[1]);
@@ -60,13 +64,14 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 #pragma unroll
       for (int q = 0; q < kT2Vec; ++q) {
         const std::int64_t col = strip + lane + q * kWarpSize;
-        if (col < K) acc[q] = fmaf(__ldg(A + i * K + col), xi, acc[q]);
+        if (col < K) acc[q] = fmaf(load_once<kStreaming>(A + i * K + col), xi, acc[q]);
       }
     }
 #pragma unroll
     for (int q = 0; q < kT2Vec; ++q) partial[warp][lane + q * kWarpSize] = acc[q];
   }
   __syncthreads();
+  if (kWaitForClear) wait_for_prior_grids();  // y is cleared (only the atomics below need it)
 
   const int t = warp * kWarpSize + lane;  // 0..255; the first 128 finish one column each
   const std::int64_t col = strip + t;
@@ -110,18 +115,42 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 /// at or above it on the other shapes.
 void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                     cudaStream_t stream) {
+  launch_gemvt_float4_columns(A, x, y, M, K, {false, false}, stream);
+}
+
+namespace {
+
+/// The instantiation of gemvt_t2_float4_columns for these options (t2, t3 or t4).
+auto float4_columns_kernel(bool vec, Float4ColumnsOptions options) {
+  if (options.overlap_clear) {
+    return vec ? gemvt_t2_float4_columns<true, true, true> : gemvt_t2_float4_columns<false, true, true>;
+  }
+  if (options.streaming) {
+    return vec ? gemvt_t2_float4_columns<true, true, false> : gemvt_t2_float4_columns<false, true, false>;
+  }
+  return vec ? gemvt_t2_float4_columns<true, false, false> : gemvt_t2_float4_columns<false, false, false>;
+}
+
+}  // namespace
+
+void launch_gemvt_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
+                                 Float4ColumnsOptions options, cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;
   constexpr int kThreads = kWarpSize * kT2Warps;
   const bool vec = K % 4 == 0 && is_aligned16(A);
-  const auto kernel = vec ? gemvt_t2_float4_columns<true> : gemvt_t2_float4_columns<false>;
+  const auto kernel = float4_columns_kernel(vec, options);
   const std::int64_t strips = (K + kT2Cols - 1) / kT2Cols;
   // Four full waves of blocks: a search over 1, 2, 4 and 8 waves (H200) found 2 waves 1-2% behind
   // cublasSgemv on 8192^2 and 4 or 8 waves 1-3% ahead; smaller chunks also shorten the tail.
   const std::int64_t target = kT2Waves * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
   const SplitPlan plan = plan_split(M, strips, target, kT2MinRows, 1);
   const bool accumulate = plan.splits > 1;
-  if (accumulate) CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(K) * sizeof(float), stream));
   const dim3 grid(tut::blocks_for(K, kT2Cols), static_cast<unsigned>(plan.splits));
+  if (accumulate && options.overlap_clear) {  // t4: clear y in a kernel that lets this one start early
+    launch_clear_then(y, K, stream, kernel, grid, dim3(kWarpSize, kT2Warps), A, x, y, M, K, plan.chunk, accumulate);
+    return;
+  }
+  if (accumulate) CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(K) * sizeof(float), stream));
   kernel<<<grid, dim3(kWarpSize, kT2Warps), 0, stream>>>(A, x, y, M, K, plan.chunk, accumulate);
   CUDA_CHECK_LAUNCH();
 }

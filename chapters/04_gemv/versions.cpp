@@ -56,6 +56,11 @@ const std::vector<Version>& versions() {
        Op::ATx, launch_gemvt_t1_split_rows, nullptr},
       {{"t2_float4_columns", "t1 with 4 columns per lane (float4) and unrolled rows", 75, Kind::ours},
        Op::ATx, launch_gemvt_t2_float4_columns, nullptr},
+      {{"t3_streaming_loads", "t2 reading A with the streaming hint (__ldcs: evict-first in L2)", 75, Kind::ours},
+       Op::ATx, launch_gemvt_t3_streaming_loads, nullptr},
+      {{"t4_overlap_clear", "t3 with y cleared by a kernel that the main one overlaps (dependent launch)", 75,
+        Kind::ours},
+       Op::ATx, launch_gemvt_t4_overlap_clear, nullptr},
       {{"cublasSgemv_ATx", "cuBLAS: cublasSgemv(CUBLAS_OP_N) on the column-major view", 75, Kind::library},
        Op::ATx, launch_cublas_gemv_atx, nullptr},
   };

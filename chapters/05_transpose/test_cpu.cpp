@@ -354,8 +354,8 @@ TEST_CASE("the parallel reference equals the reference", "[transpose][reference]
 TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[transpose][registry]") {
   std::set<std::string> names;
   for (const auto& v : versions()) names.insert(v.info.name);
-  const std::regex plain("(tr|cp)[0-9]+x[0-9]+_t[0-9]+_(f4|f1|f1f4)_(rm|cm|g[0-9]+)");
-  const std::regex tma("tma[0-9]+x[0-9]+_s[0-9]+_(p|k[0-9]+)_(rm|cm|g[0-9]+)(_t[0-9]+)?");
+  const std::regex plain("(tr|cp)[0-9]+x[0-9]+_t[0-9]+_(f4|f1|f1f4)_(rm|cm|g[0-9]+)(_cs)?");
+  const std::regex tma("tma[0-9]+x[0-9]+_s[0-9]+_(p|k[0-9]+)_(rm|cm|g[0-9]+)(_t[0-9]+)?(_l2p[0-9]+)?(_efl|_efls)?");
   int transposes = 0, copies = 0, tmas = 0;
   bool v9_searched = false;
   const std::string v9 = v9_summary();
@@ -377,10 +377,10 @@ TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[t
       ++tmas;
     }
   }
-  REQUIRE(transposes == 20);
-  REQUIRE(copies == 12);
-  REQUIRE(tmas == 9);
-  REQUIRE(tune_tma_candidates().size() == 9u);
+  REQUIRE(transposes == 25);
+  REQUIRE(copies == 18);
+  REQUIRE(tmas == 31);
+  REQUIRE(tune_tma_candidates().size() == 31u);
   INFO("v9 runs V9Config; set it to one of the searched configurations: " << v9);
   REQUIRE(v9_searched);
   bool v10_searched = false;

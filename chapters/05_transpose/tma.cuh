@@ -71,6 +71,29 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(smem(bar))
       : "memory");
 }
+/// An L2 cache policy (createpolicy): every line it touches is evict-first.
+__device__ __forceinline__ std::uint64_t l2_evict_first_policy() {
+  std::uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+/// tma_load_2d() with an L2 cache policy for the lines it reads.
+__device__ __forceinline__ void tma_load_2d_hint(void* dst, const CUtensorMap* map, int x0, int x1, std::uint64_t* bar,
+                                                 std::uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(smem(bar)), "l"(policy)
+      : "memory");
+}
+/// tma_store_2d() with an L2 cache policy for the lines it writes.
+__device__ __forceinline__ void tma_store_2d_hint(const CUtensorMap* map, int x0, int x1, const void* src,
+                                                  std::uint64_t policy) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint [%0, {%1, %2}], [%3], %4;" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(x0), "r"(x1), "r"(smem(src)), "l"(policy)
+               : "memory");
+}
 /// TMA store of `src` to the box at (x0, x1) of `map`; parts outside the tensor are not written.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int x0, int x1, const void* src) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
@@ -112,9 +135,15 @@ inline EncodeTiled encode_tiled() {
 
 /// A tensor map of a row-major matrix `outer` x `inner` floats at `base`, in boxes of
 /// `box_outer` rows x `box_inner` columns (each at most 256; box_inner x 4 bytes a multiple
-/// of 16), no swizzle. Loads fill the parts of a box outside the matrix with zeros; stores skip them.
+/// of 16), no swizzle. Loads fill the parts of a box outside the matrix with zeros; stores skip
+/// them. `l2_promotion` (0, 64, 128 or 256 bytes) is the size of the L2 requests a load is
+/// widened to.
 inline CUtensorMap make_map(const float* base, std::int64_t outer, std::int64_t inner, unsigned box_outer,
-                            unsigned box_inner) {
+                            unsigned box_inner, unsigned l2_promotion = 128) {
+  const CUtensorMapL2promotion promotion = l2_promotion == 256   ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                           : l2_promotion == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                           : l2_promotion == 0   ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                                                                 : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};  // innermost first
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(inner) * sizeof(float)};  // bytes between rows
@@ -122,7 +151,7 @@ inline CUtensorMap make_map(const float* base, std::int64_t outer, std::int64_t 
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides,
                                     box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                    promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     throw tut::CudaError(tut::format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
                                                 "CUresult " + std::to_string(static_cast<int>(r))));

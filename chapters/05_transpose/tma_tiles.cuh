@@ -18,11 +18,13 @@ namespace transpose {
 
 /// @brief One TMA configuration (compile-time).
 ///
-/// Shared memory: Stages boxes of A (load pipeline) and 2 boxes of B (store double buffer).
+/// Shared memory: Stages boxes of A (load pipeline) and 2 boxes of B (store double buffer); a
+/// block with fewer tiles than that gets only the boxes it uses.
 /// TilesPerBlock = 0: one persistent wave of blocks, block b takes tiles b, b + grid, ... (v8's
 /// scheme); otherwise block b takes TilesPerBlock consecutive tiles (in tile order) and the
 /// block scheduler hands out blocks as SMs free up.
-template <int BoxRows, int BoxCols, int Stages, int Threads, int TilesPerBlock, unsigned Band>
+template <int BoxRows, int BoxCols, int Stages, int Threads, int TilesPerBlock, unsigned Band,
+          unsigned L2Promotion = 128, int EvictFirst = 0>
 struct TmaConfig {
   static constexpr int kBoxRows = BoxRows;            ///< box rows (rows of A)
   static constexpr int kBoxCols = BoxCols;            ///< box columns (columns of A)
@@ -30,10 +32,17 @@ struct TmaConfig {
   static constexpr int kThreads = Threads;            ///< threads per block
   static constexpr int kTilesPerBlock = TilesPerBlock;  ///< 0: persistent grid of one wave
   static constexpr unsigned kBand = Band;             ///< tile order (tile_banded())
+  static constexpr unsigned kL2Promotion = L2Promotion;  ///< bytes per L2 request of a load (make_map())
+  /// L2 evict-first hints: 0 none, 1 on the loads of A, 2 on the loads and on the stores of B.
+  static constexpr int kEvictFirst = EvictFirst;
   static constexpr int kBoxElems = BoxRows * BoxCols;  ///< floats per box
   static constexpr unsigned kBoxBytes = sizeof(float) * kBoxElems;  ///< bytes each TMA load delivers
-  /// Dynamic shared memory: Stages + 2 boxes, plus 128 bytes to align the first to 128.
-  static constexpr std::size_t kSmemBytes = (Stages + 2) * static_cast<std::size_t>(kBoxBytes) + 128;
+  /// A boxes a block uses: Stages, or fewer when it has fewer tiles than stages.
+  static constexpr int kABoxes = TilesPerBlock > 0 && TilesPerBlock < Stages ? TilesPerBlock : Stages;
+  /// B boxes a block uses: 2 (the store double buffer), 1 for a block of one tile.
+  static constexpr int kBBoxes = TilesPerBlock == 1 ? 1 : 2;
+  /// Dynamic shared memory: the A and B boxes, plus 128 bytes to align the first to 128.
+  static constexpr std::size_t kSmemBytes = (kABoxes + kBBoxes) * static_cast<std::size_t>(kBoxBytes) + 128;
 
   static_assert(BoxRows % 32 == 0 && BoxCols % 32 == 0 && BoxRows <= 256 && BoxCols <= 256,
                 "boxes of whole 32 x 32 blocks, at most 256 per dimension (a TMA limit)");
@@ -62,7 +71,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   __shared__ __align__(8) std::uint64_t bar[S];
   const unsigned pad = (128u - smem(tma_smem) % 128u) % 128u;  // TMA boxes start at 128-byte boundaries
   float* sa = reinterpret_cast<float*>(tma_smem + pad);  // S boxes of A: [kBR][kBC]
-  float* sb = sa + S * kElems;                           // 2 boxes of B: [kBC][kBR]
+  float* sb = sa + Cfg::kABoxes * kElems;                // kBBoxes boxes of B: [kBC][kBR]
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const unsigned tiles = tiles_r * tiles_c;
 
@@ -86,7 +95,12 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     const TileCoord t = tile_banded(first + k * step, tiles_r, tiles_c, Cfg::kBand);
     const unsigned s = k % S;
     mbar_arrive_expect_tx(&bar[s], Cfg::kBoxBytes);
-    tma_load_2d(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s]);
+    if (Cfg::kEvictFirst >= 1) {
+      tma_load_2d_hint(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s],
+                       l2_evict_first_policy());
+    } else {
+      tma_load_2d(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s]);
+    }
   };
   if (tid == 0) {
     for (unsigned k = 0; k + 1 < static_cast<unsigned>(S) && k < count; ++k) issue_load(k);  // S - 1 loads ahead
@@ -116,7 +130,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 
     if (tid == 0) {
       const TileCoord t = tile_banded(first + k * step, tiles_r, tiles_c, Cfg::kBand);
-      tma_store_2d(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b);
+      if (Cfg::kEvictFirst >= 2) {
+        tma_store_2d_hint(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b, l2_evict_first_policy());
+      } else {
+        tma_store_2d(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b);
+      }
       bulk_commit_group();
     }
   }
@@ -141,8 +159,8 @@ void launch_transpose_tma_tiles(const float* A, float* B, std::int64_t R, std::i
     return;
   }
   if (encode_tiled() == nullptr) throw tut::CudaError("TMA candidate: cuTensorMapEncodeTiled is not available");
-  const CUtensorMap map_a = make_map(A, R, C, Cfg::kBoxRows, Cfg::kBoxCols);  // A: R rows of C
-  const CUtensorMap map_b = make_map(B, C, R, Cfg::kBoxCols, Cfg::kBoxRows);  // B: C rows of R
+  const CUtensorMap map_a = make_map(A, R, C, Cfg::kBoxRows, Cfg::kBoxCols, Cfg::kL2Promotion);  // A: R rows of C
+  const CUtensorMap map_b = make_map(B, C, R, Cfg::kBoxCols, Cfg::kBoxRows, Cfg::kL2Promotion);  // B: C rows of R
   const std::int64_t tiles_r = ceil_div(R, Cfg::kBoxRows), tiles_c = ceil_div(C, Cfg::kBoxCols);
   const std::int64_t tiles = tut::blocks_for(tiles_r * tiles_c, 1);  // throws past 2^31 - 1 tiles
   const void* kernel = reinterpret_cast<const void*>(transpose_tma_tiles<Cfg>);
@@ -160,13 +178,16 @@ void launch_transpose_tma_tiles(const float* A, float* B, std::int64_t R, std::i
 }
 
 /// "tma64x64_s4_k8_g8": box, stages, tiles per block (p = persistent wave), order; "_t256" when
-/// the block does not have 128 threads.
+/// the block does not have 128 threads; "_l2p256" when loads are not widened to 128-byte L2 requests;
+/// "_efl" / "_efls" with evict-first hints on the loads / on the loads and stores.
 template <class Cfg>
 std::string tma_name() {
   return "tma" + std::to_string(Cfg::kBoxRows) + "x" + std::to_string(Cfg::kBoxCols) + "_s" +
          std::to_string(Cfg::kStages) + "_" +
          (Cfg::kTilesPerBlock == 0 ? std::string("p") : "k" + std::to_string(Cfg::kTilesPerBlock)) + "_" +
-         order_name(Cfg::kBand) + (Cfg::kThreads == 128 ? std::string() : "_t" + std::to_string(Cfg::kThreads));
+         order_name(Cfg::kBand) + (Cfg::kThreads == 128 ? std::string() : "_t" + std::to_string(Cfg::kThreads)) +
+         (Cfg::kL2Promotion == 128 ? std::string() : "_l2p" + std::to_string(Cfg::kL2Promotion)) +
+         (Cfg::kEvictFirst == 0 ? std::string() : Cfg::kEvictFirst == 1 ? "_efl" : "_efls");
 }
 
 /// One line on a TMA configuration: boxes, stages, tiles per block, order, shared memory.
@@ -176,6 +197,9 @@ std::string tma_summary() {
                                                       : std::to_string(Cfg::kTilesPerBlock) + " tiles per block";
   return std::to_string(Cfg::kBoxRows) + "x" + std::to_string(Cfg::kBoxCols) + " boxes, " +
          std::to_string(Cfg::kStages) + " load stages, " + blocks + ", " + order_summary(Cfg::kBand) + ", " +
+         (Cfg::kEvictFirst == 0   ? std::string()
+          : Cfg::kEvictFirst == 1 ? std::string("evict-first loads, ")
+                                  : std::string("evict-first loads and stores, ")) +
          std::to_string(Cfg::kSmemBytes / 1024) + " KiB smem";
 }
 

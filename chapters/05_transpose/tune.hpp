@@ -16,7 +16,7 @@
 namespace transpose {
 
 /// The configurations the search times. Names in the table: `tr<Rows>x<Cols>_t<Threads>_<access>_<order>`
-/// (config_name()); T0-T10 are also timed as a copy (`cp...`), the tiled copy of that shape and order.
+/// (config_name()); T0-T10, T13, T20, T21, T23 and T24 are also timed as a copy (`cp...`), the tiled copy of that shape and order.
 // [candidates]
 namespace tune {
 /// v5's tile (32 x 32, one float4 per thread), row-major, with the interior fast path.
@@ -60,6 +60,18 @@ using T17 = TileConfig<64, 64, 256, false, false, kRowMajor>;
 using T18 = TileConfig<128, 64, 256, false, false, 8>;
 /// Scalar 64 x 128 tiles: 512-byte pieces of 64 A rows, 256-byte pieces of 128 B rows.
 using T19 = TileConfig<64, 128, 256, false, false, 8>;
+/// Third round (H100): v5's float4 32 x 32 tile (T0) in bands of 8 tile rows.
+using T20 = TileConfig<32, 32, 256, true, true, 8>;
+/// T0 in bands of 32 tile rows (runs of ~4 KiB on both sides).
+using T21 = TileConfig<32, 32, 256, true, true, 32>;
+/// T0 with 128 threads: two float4 loads per thread.
+using T22 = TileConfig<32, 32, 128, true, true, kRowMajor>;
+/// Fifth round (H100): T13 (v9's configuration) with streaming hints (evict-first in L2).
+using T23 = TileConfig<64, 64, 512, false, false, 8, true>;
+/// T0 with streaming hints.
+using T24 = TileConfig<32, 32, 256, true, true, kRowMajor, true>;
+/// Copy only: 1 x 1024 tiles, one float4 per thread, streaming hints.
+using Copy1DStreaming = TileConfig<1, 1024, 256, true, true, kRowMajor, true>;
 /// Copy only: 1 x 1024 tiles, one float4 per thread: the access pattern of a plain 1-D copy.
 using Copy1D = TileConfig<1, 1024, 256, true, true, kRowMajor>;
 }  // namespace tune

@@ -24,7 +24,7 @@ Version copy_candidate() {
   return {{config_name<Cfg>("cp"),
            "copy B = A: " + std::to_string(Cfg::kRows) + "x" + std::to_string(Cfg::kCols) + " tiles, " +
                std::to_string(Cfg::kThreads) + " threads, " + (vec ? "float4" : "scalar") +
-               ", no shared memory, " + order_summary(Cfg::kBand),
+               ", no shared memory, " + (Cfg::kStreaming ? "streaming hints, " : "") + order_summary(Cfg::kBand),
            75, tut::Kind::ours},
           Output::copied, launch_copy_wide_tiles<Cfg>, nullptr};
 }
@@ -41,10 +41,14 @@ const std::vector<Version>& tune_candidates() {
         transpose_candidate<T9>(), transpose_candidate<T10>(), transpose_candidate<T11>(),
         transpose_candidate<T12>(), transpose_candidate<T13>(), transpose_candidate<T14>(),
         transpose_candidate<T15>(), transpose_candidate<T16>(), transpose_candidate<T17>(),
-        transpose_candidate<T18>(), transpose_candidate<T19>(),
+        transpose_candidate<T18>(), transpose_candidate<T19>(), transpose_candidate<T20>(),
+        transpose_candidate<T21>(), transpose_candidate<T22>(), transpose_candidate<T23>(),
+        transpose_candidate<T24>(),
         copy_candidate<Copy1D>(), copy_candidate<T0>(), copy_candidate<T1>(), copy_candidate<T2>(),
         copy_candidate<T3>(), copy_candidate<T4>(), copy_candidate<T5>(), copy_candidate<T6>(),
         copy_candidate<T7>(), copy_candidate<T8>(), copy_candidate<T9>(), copy_candidate<T10>(),
+        copy_candidate<T13>(), copy_candidate<T20>(), copy_candidate<T21>(), copy_candidate<T23>(),
+        copy_candidate<T24>(), copy_candidate<Copy1DStreaming>(),
     };
     for (const Version& v : tune_tma_candidates()) all.push_back(v);
     return all;

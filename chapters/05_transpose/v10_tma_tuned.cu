@@ -12,7 +12,7 @@ namespace transpose {
 /// per block, order>. One line, set from the measured winner of the search's TMA rows (its
 /// names spell these arguments: tma64x64_s4_k4_rm is <64, 64, 4, 128, 4, kRowMajor>).
 // [config]
-using V10Config = TmaConfig<64, 64, 4, 128, 4, kRowMajor>;
+using V10Config = TmaConfig<64, 64, 2, 128, 1, kColMajor>;
 // [config]
 
 std::string v10_summary() { return "tuned TMA: " + tma_summary<V10Config>() + " (transpose_tune)"; }

@@ -31,8 +31,9 @@ namespace transpose {
 /// padded rows of Cols + 1 floats (v3's padding). Float4 loads need the swizzled layout, and
 /// the swizzled layout needs float4 stores: scalar column reads of a swizzled tile would hit
 /// only 8 banks (a float4 chunk keeps its 4 floats together, so column c is always in a bank
-/// = c mod 4, plus 4 x one of 8 chunk slots). So VecRead requires VecWrite.
-template <int Rows, int Cols, int Threads, bool VecRead, bool VecWrite, unsigned Band>
+/// = c mod 4, plus 4 x one of 8 chunk slots). So VecRead requires VecWrite. Streaming: global
+/// loads and stores carry the streaming cache hint (`__ldcs`, `__stcs`: evict-first in L2).
+template <int Rows, int Cols, int Threads, bool VecRead, bool VecWrite, unsigned Band, bool Streaming = false>
 struct TileConfig {
   static constexpr int kRows = Rows;        ///< tile rows (rows of A; columns of B)
   static constexpr int kCols = Cols;        ///< tile columns (columns of A; rows of B)
@@ -40,6 +41,7 @@ struct TileConfig {
   static constexpr bool kVecRead = VecRead;    ///< float4 global loads
   static constexpr bool kVecWrite = VecWrite;  ///< float4 global stores
   static constexpr unsigned kBand = Band;      ///< tile order: kRowMajor, kColMajor or a band height
+  static constexpr bool kStreaming = Streaming;  ///< global accesses with the streaming (evict-first) hint
   /// Needs vector_path() (R, C multiples of 4, 16-byte aligned pointers); otherwise Scalar runs.
   static constexpr bool kVector = VecRead || VecWrite;
   /// Tile stored with swizzle_chunk() (float4 stores) rather than padded by one column.
@@ -53,7 +55,7 @@ struct TileConfig {
   /// Global stores per thread.
   static constexpr int kStores = Rows * Cols / (VecWrite ? 4 : 1) / Threads;
   /// The same configuration with scalar accesses: what runs when vector_path() is false.
-  using Scalar = TileConfig<Rows, Cols, Threads, false, false, Band>;
+  using Scalar = TileConfig<Rows, Cols, Threads, false, false, Band, Streaming>;
 
   static_assert(Threads % 32 == 0 && Threads <= 1024 && (Threads & (Threads - 1)) == 0,
                 "whole warps, a power of two, at most 1024 threads");
@@ -73,14 +75,33 @@ __host__ __device__ __forceinline__ int tile_offset(int row, int col) {
   return Cfg::kSwizzled ? swizzled_offset(row, col, Cfg::kCols) : row * Cfg::kPitch + col;
 }
 
-/// One read-only load of global memory: through the read-only data cache (__ldg) on the GPU, a
-/// plain read when the phase functions run on the CPU (the CPU tests simulate whole blocks).
-template <class Item>
+/// One read-only load of global memory: through the read-only data cache (__ldg) on the GPU, or
+/// with the streaming hint (__ldcs) when kStreaming; a plain read when the phase functions run
+/// on the CPU (the CPU tests simulate whole blocks).
+template <bool kStreaming, class Item>
 __host__ __device__ __forceinline__ Item load_global(const Item* p) {
 #if defined(__CUDA_ARCH__)
-  return __ldg(p);
+  if constexpr (kStreaming) {
+    return __ldcs(p);
+  } else {
+    return __ldg(p);
+  }
 #else
   return *p;
+#endif
+}
+
+/// One store to global memory: plain, or with the streaming hint (__stcs) when kStreaming.
+template <bool kStreaming, class Item>
+__host__ __device__ __forceinline__ void store_global(Item* p, const Item& v) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kStreaming) {
+    __stcs(p, v);
+  } else {
+    *p = v;
+  }
+#else
+  *p = v;
 #endif
 }
 
@@ -113,7 +134,7 @@ TRANSPOSE_UNROLL
     for (int j = 0; j < kBatch; ++j) {  // every load of the batch first ...
       const TilePos d = wide_step(b + j, Cfg::kThreads, kPerRow, kWidth);  // constant
       const bool inside = !Checked || (r0 + p0.row + d.row < R && c0 + p0.col + d.col < C);
-      v[j] = inside ? load_global(reinterpret_cast<const Item*>(a + d.row * C + d.col)) : Item{};
+      v[j] = inside ? load_global<Cfg::kStreaming>(reinterpret_cast<const Item*>(a + d.row * C + d.col)) : Item{};
     }
 TRANSPOSE_UNROLL
     for (int j = 0; j < kBatch; ++j) {  // ... then into shared memory (a float4 stays whole)
@@ -150,9 +171,9 @@ TRANSPOSE_UNROLL
       v.y = tile[tile_offset<Cfg>(p.col + 1, p.row)];
       v.z = tile[tile_offset<Cfg>(p.col + 2, p.row)];
       v.w = tile[tile_offset<Cfg>(p.col + 3, p.row)];
-      *reinterpret_cast<float4*>(b + d.row * R + d.col) = v;
+      store_global<Cfg::kStreaming>(reinterpret_cast<float4*>(b + d.row * R + d.col), v);
     } else {
-      b[d.row * R + d.col] = tile[tile_offset<Cfg>(p.col, p.row)];
+      store_global<Cfg::kStreaming>(b + d.row * R + d.col, tile[tile_offset<Cfg>(p.col, p.row)]);
     }
   }
 }
@@ -183,13 +204,14 @@ TRANSPOSE_UNROLL
     for (int j = 0; j < kBatch; ++j) {  // every load of the batch first ...
       const TilePos d = wide_step(b + j, Cfg::kThreads, kPerRow, kWidth);
       const bool inside = interior || (r0 + p0.row + d.row < R && c0 + p0.col + d.col < C);
-      v[j] = inside ? load_global(reinterpret_cast<const Item*>(A + first + d.row * C + d.col)) : Item{};
+      v[j] = inside ? load_global<Cfg::kStreaming>(reinterpret_cast<const Item*>(A + first + d.row * C + d.col))
+                    : Item{};
     }
 TRANSPOSE_UNROLL
     for (int j = 0; j < kBatch; ++j) {  // ... then every store
       const TilePos d = wide_step(b + j, Cfg::kThreads, kPerRow, kWidth);
       if (interior || (r0 + p0.row + d.row < R && c0 + p0.col + d.col < C)) {
-        *reinterpret_cast<Item*>(B + first + d.row * C + d.col) = v[j];
+        store_global<Cfg::kStreaming>(reinterpret_cast<Item*>(B + first + d.row * C + d.col), v[j]);
       }
     }
   }

@@ -143,12 +143,12 @@ inline std::string order_summary(unsigned band) {
 
 /// @brief A configuration's name in the search's table: `<prefix><Rows>x<Cols>_t<Threads>_<access>_<order>`,
 /// e.g. "tr64x64_t256_f4_g8" is TileConfig<64, 64, 256, true, true, 8>; access f4 = float4
-/// loads and stores, f1 = scalar both, f1f4 = scalar loads, float4 stores.
+/// loads and stores, f1 = scalar both, f1f4 = scalar loads, float4 stores; "_cs" = streaming hints.
 template <class Cfg>
 std::string config_name(const char* prefix) {
   const char* access = Cfg::kVecRead ? "f4" : Cfg::kVecWrite ? "f1f4" : "f1";
   return prefix + std::to_string(Cfg::kRows) + "x" + std::to_string(Cfg::kCols) + "_t" +
-         std::to_string(Cfg::kThreads) + "_" + access + "_" + order_name(Cfg::kBand);
+         std::to_string(Cfg::kThreads) + "_" + access + "_" + order_name(Cfg::kBand) + (Cfg::kStreaming ? "_cs" : "");
 }
 
 /// A transpose configuration in words (tile, threads, accesses per thread, order, shared memory).
@@ -156,7 +156,8 @@ template <class Cfg>
 std::string config_summary() {
   return std::to_string(Cfg::kRows) + "x" + std::to_string(Cfg::kCols) + " tiles, " + std::to_string(Cfg::kThreads) +
          " threads x " + std::to_string(Cfg::kLoads) + (Cfg::kVecRead ? " float4" : " scalar") + " loads, " +
-         (Cfg::kVecWrite ? "float4" : "scalar") + " stores, " + order_summary(Cfg::kBand) + ", " +
+         (Cfg::kVecWrite ? "float4" : "scalar") + " stores, " + (Cfg::kStreaming ? "streaming hints, " : "") +
+         order_summary(Cfg::kBand) + ", " +
          std::to_string(Cfg::kSmemBytes / 1024) + " KiB smem";
 }
 
