@@ -149,14 +149,17 @@ void launch_gemvt_t3_streaming_loads(const float* A, const float* x, float* y, s
                                      cudaStream_t stream);
 void launch_gemvt_t4_overlap_clear(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                    cudaStream_t stream);
+void launch_gemvt_t5_fine_split(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
+                                cudaStream_t stream);
 
 /// What t3 and t4 change in t2's kernel and launch plan.
 struct Float4ColumnsOptions {
   bool streaming = false;      ///< read A with the streaming hint (t3)
   bool overlap_clear = false;  ///< clear y in a kernel that lets the main one start early (t4; implies streaming)
+  bool fine_split = false;     ///< 16 waves of blocks, chunks from 16 rows, instead of 4 and 64 (t5)
 };
-/// t2's kernel and launch plan with `options` (t2: none, t3: streaming, t4: both). Defined in
-/// t2_float4_columns.cu.
+/// t2's kernel and launch plan with `options` (t2: none, t3: streaming, t4: and the overlapped
+/// clear, t5: and the finer split). Defined in t2_float4_columns.cu.
 void launch_gemvt_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                  Float4ColumnsOptions options, cudaStream_t stream);
 /// @}

@@ -18,6 +18,10 @@ constexpr int kT2Warps = 8;
 constexpr std::int64_t kT2MinRows = 64;
 /// Full waves of blocks the launcher aims for (rows split into that many chunks per strip).
 constexpr std::int64_t kT2Waves = 4;
+/// t5's finer split: full waves of blocks aimed for, and the smallest row chunk.
+constexpr std::int64_t kT5Waves = 16;
+/// Smallest row chunk of a block in t5.
+constexpr std::int64_t kT5MinRows = 16;
 
 /// @brief t1's tiling with 128 columns per block, 4 per lane.
 ///
@@ -115,7 +119,7 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 /// at or above it on the other shapes.
 void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                     cudaStream_t stream) {
-  launch_gemvt_float4_columns(A, x, y, M, K, {false, false}, stream);
+  launch_gemvt_float4_columns(A, x, y, M, K, {false, false, false}, stream);
 }
 
 namespace {
@@ -142,8 +146,9 @@ void launch_gemvt_float4_columns(const float* A, const float* x, float* y, std::
   const std::int64_t strips = (K + kT2Cols - 1) / kT2Cols;
   // Four full waves of blocks: a search over 1, 2, 4 and 8 waves (H200) found 2 waves 1-2% behind
   // cublasSgemv on 8192^2 and 4 or 8 waves 1-3% ahead; smaller chunks also shorten the tail.
-  const std::int64_t target = kT2Waves * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
-  const SplitPlan plan = plan_split(M, strips, target, kT2MinRows, 1);
+  const std::int64_t waves = options.fine_split ? kT5Waves : kT2Waves;
+  const std::int64_t target = waves * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
+  const SplitPlan plan = plan_split(M, strips, target, options.fine_split ? kT5MinRows : kT2MinRows, 1);
   const bool accumulate = plan.splits > 1;
   const dim3 grid(tut::blocks_for(K, kT2Cols), static_cast<unsigned>(plan.splits));
   if (accumulate && options.overlap_clear) {  // t4: clear y in a kernel that lets this one start early

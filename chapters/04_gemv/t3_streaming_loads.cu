@@ -31,7 +31,7 @@ namespace gemv {
 /// **Measured.** See the chapter page's table.
 void launch_gemvt_t3_streaming_loads(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                      cudaStream_t stream) {
-  launch_gemvt_float4_columns(A, x, y, M, K, {true, false}, stream);
+  launch_gemvt_float4_columns(A, x, y, M, K, {true, false, false}, stream);
 }
 
 }  // namespace gemv

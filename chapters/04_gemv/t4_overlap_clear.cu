@@ -65,7 +65,7 @@ unsigned clear_blocks(std::int64_t n) {
 /// **Measured.** See the chapter page's table.
 void launch_gemvt_t4_overlap_clear(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                    cudaStream_t stream) {
-  launch_gemvt_float4_columns(A, x, y, M, K, {true, true}, stream);
+  launch_gemvt_float4_columns(A, x, y, M, K, {true, true, false}, stream);
 }
 
 }  // namespace gemv

@@ -172,7 +172,7 @@ TEST_CASE("the registry: unique names, ladders in order, ranges, one cuBLAS row 
     }
   }
   REQUIRE(ax_ladder == 7);
-  REQUIRE(atx_ladder == 5);
+  REQUIRE(atx_ladder == 6);
   REQUIRE(libraries == 2);
   for (const auto& v : versions()) {
     if (v.info.name == "v5_short_rows") {

@@ -61,6 +61,8 @@ const std::vector<Version>& versions() {
       {{"t4_overlap_clear", "t3 with y cleared by a kernel that the main one overlaps (dependent launch)", 75,
         Kind::ours},
        Op::ATx, launch_gemvt_t4_overlap_clear, nullptr},
+      {{"t5_fine_split", "t4 with the rows cut finer: 16 waves of blocks, chunks from 16 rows", 75, Kind::ours},
+       Op::ATx, launch_gemvt_t5_fine_split, nullptr},
       {{"cublasSgemv_ATx", "cuBLAS: cublasSgemv(CUBLAS_OP_N) on the column-major view", 75, Kind::library},
        Op::ATx, launch_cublas_gemv_atx, nullptr},
   };
