@@ -116,7 +116,8 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 /// wave of 128 blocks of 512 threads at 128 registers there (ncu), at 69% of DRAM bandwidth,
 /// and we did not find what else it does. In the chapter's own run with four waves, t2 is 0.83x
 /// cuBLAS on 4096^2 and 0.97x on 8192^2 (the scratch benchmark's 1.02x did not carry over), and
-/// at or above it on the other shapes.
+/// at or above it on the other shapes. On the H100: 0.848x on 4096^2, 1.007x on 8192^2; t3-t5
+/// close the 4096^2 gap.
 void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                     cudaStream_t stream) {
   launch_gemvt_float4_columns(A, x, y, M, K, {false, false, false}, stream);
