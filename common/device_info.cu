@@ -62,4 +62,19 @@ int current_sm_count() {
   return cached_count;
 }
 
+int current_cc() {
+  static int cached_device = -1;
+  static int cached_cc = 0;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (device != cached_device) {
+    int major = 0, minor = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    cached_cc = 10 * major + minor;
+    cached_device = device;
+  }
+  return cached_cc;
+}
+
 }  // namespace tut

@@ -40,4 +40,8 @@ double measure_copy_gbps(std::size_t bytes, const TimingOptions& options, L2Flus
 /// Number of SMs of the current device (cached after the first call).
 int current_sm_count();
 
+/// Compute capability of the current device as 10 x major + minor, e.g. 90 (cached after the
+/// first call).
+int current_cc();
+
 }  // namespace tut

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/check.hpp"
+#include "common/device_info.hpp"
 #include "online_softmax.cuh"
 #include "reductions.cuh"
 #include "softmax.hpp"
@@ -192,12 +193,10 @@ V7Tile v7_tile_for(std::int64_t cols) {
 
 namespace {
 
-/// v7_unsupported()'s answer for `device` (the same for every shape).
-std::string v7_unsupported_on(int device) {
-  int major = 0, minor = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major < 9) return "needs sm_90 (thread-block clusters), this GPU is sm_" + std::to_string(10 * major + minor);
+/// v7_unsupported()'s answer for the current device (the same for every shape).
+std::string v7_unsupported_here() {
+  const int cc = tut::current_cc();
+  if (cc < 90) return "needs sm_90 (thread-block clusters), this GPU is sm_" + std::to_string(cc);
   cudaFuncAttributes attr{};
   if (cudaFuncGetAttributes(&attr, softmax_v7_cluster_rows<256, 4>) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -217,7 +216,7 @@ std::string v7_unsupported(std::int64_t /*rows*/, std::int64_t /*cols*/) {
   CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(device);
-  if (it == cache.end()) it = cache.emplace(device, v7_unsupported_on(device)).first;
+  if (it == cache.end()) it = cache.emplace(device, v7_unsupported_here()).first;
   return it->second;
 }
 

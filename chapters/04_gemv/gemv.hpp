@@ -152,7 +152,7 @@ void launch_gemvt_t4_overlap_clear(const float* A, const float* x, float* y, std
 void launch_gemvt_t5_fine_split(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                 cudaStream_t stream);
 
-/// What t3 and t4 change in t2's kernel and launch plan.
+/// What t3, t4 and t5 change in t2's kernel and launch plan.
 struct Float4ColumnsOptions {
   bool streaming = false;      ///< read A with the streaming hint (t3)
   bool overlap_clear = false;  ///< clear y in a kernel that lets the main one start early (t4; implies streaming)

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "common/check.hpp"
+#include "common/device_info.hpp"
 #include "common/launch.hpp"
 
 namespace gemv {
@@ -28,13 +29,6 @@ __device__ __forceinline__ void wait_for_prior_grids() {
 /// only where it needs y (wait_for_prior_grids()).
 __global__ void clear_for_dependent(float* __restrict__ y, std::int64_t n);
 
-/// True if the current device has programmatic dependent launch (compute capability 9.0 or
-/// newer). Cached per device.
-bool dependent_launch_supported();
-
-/// Blocks of clear_for_dependent for n floats (a grid-stride loop: at most one wave).
-unsigned clear_blocks(std::int64_t n);
-
 /// Threads per block of clear_for_dependent.
 constexpr int kClearThreads = 256;
 
@@ -45,7 +39,8 @@ constexpr int kClearThreads = 256;
 template <class... Params, class... Args>
 void launch_clear_then(float* y, std::int64_t n, cudaStream_t stream, void (*kernel)(Params...), dim3 grid, dim3 block,
                        Args... args) {
-  clear_for_dependent<<<clear_blocks(n), kClearThreads, 0, stream>>>(y, n);
+  clear_for_dependent<<<tut::grid_stride_blocks(clear_for_dependent, n, kClearThreads, kClearThreads), kClearThreads,
+                        0, stream>>>(y, n);
   CUDA_CHECK_LAUNCH();
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
@@ -56,7 +51,7 @@ void launch_clear_then(float* y, std::int64_t n, cudaStream_t stream, void (*ker
   overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = overlap;
-  config.numAttrs = dependent_launch_supported() ? 1 : 0;
+  config.numAttrs = tut::current_cc() >= 90 ? 1 : 0;  // programmatic dependent launch: sm_90 and newer
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
   CUDA_CHECK_LAUNCH();
 }

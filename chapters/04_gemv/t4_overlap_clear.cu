@@ -1,8 +1,6 @@
 /// @file
 /// @brief t4 (y = A^T x): t3, with y cleared by a kernel that the main kernel overlaps
 /// (programmatic dependent launch) instead of a memset step before it.
-#include "common/check.hpp"
-#include "common/device_info.hpp"
 #include "gemv.hpp"
 #include "overlap_clear.cuh"
 
@@ -17,26 +15,6 @@ __global__ void clear_for_dependent(float* __restrict__ y, std::int64_t n) {
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = 0.0f;
 }
 // [clear]
-
-bool dependent_launch_supported() {
-  static int cached_device = -1;
-  static bool cached = false;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (device != cached_device) {
-    int major = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    cached = major >= 9;
-    cached_device = device;
-  }
-  return cached;
-}
-
-unsigned clear_blocks(std::int64_t n) {
-  const std::int64_t wanted = (n + kClearThreads - 1) / kClearThreads;
-  const std::int64_t wave = 4 * static_cast<std::int64_t>(tut::current_sm_count());
-  return static_cast<unsigned>(wanted < 1 ? 1 : wanted < wave ? wanted : wave);
-}
 
 /// @brief t4: t3's kernel, launched so that it overlaps the clearing of y.
 ///

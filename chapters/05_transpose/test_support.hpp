@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/device_info.hpp"
 #include "common/random.hpp"
 #include "common/testing.hpp"
 #include "transpose.hpp"
@@ -47,11 +48,7 @@ struct Offsets {
 
 /// "" if `v` can run on this GPU and build; otherwise why not.
 inline std::string why_not_here(const Version& v) {
-  int device = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (10 * major + minor < v.info.min_cc) return "needs sm_" + std::to_string(v.info.min_cc);
+  if (tut::current_cc() < v.info.min_cc) return "needs sm_" + std::to_string(v.info.min_cc);
   return v.unavailable != nullptr ? v.unavailable() : "";
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/check.hpp"
+#include "common/device_info.hpp"
 #include "common/launch.hpp"
 #include "tiles.cuh"
 #include "tma.cuh"  // the PTX wrappers (mbarrier, cp.async.bulk.tensor, ...) and make_map()
@@ -118,13 +119,8 @@ __global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_cons
 // [kernel]
 
 std::string tma_unavailable() {
-  int device = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major < 9) {
-    return "needs sm_90 (TMA), this GPU is sm_" + std::to_string(10 * major + minor);
-  }
+  const int cc = tut::current_cc();
+  if (cc < 90) return "needs sm_90 (TMA), this GPU is sm_" + std::to_string(cc);
   cudaFuncAttributes attr{};
   if (cudaFuncGetAttributes(&attr, transpose_v8_tma) != cudaSuccess) {
     cudaGetLastError();

@@ -16,8 +16,8 @@ namespace {
 
 /// True if this GPU can run `v`; otherwise says why in the test log.
 bool runnable(const Version& v) {
-  if (gemm::testing::device_cc() >= v.info.min_cc) return true;
-  WARN(v.info.name << " skipped: needs sm_" << v.info.min_cc << ", this GPU is sm_" << gemm::testing::device_cc());
+  if (tut::current_cc() >= v.info.min_cc) return true;
+  WARN(v.info.name << " skipped: needs sm_" << v.info.min_cc << ", this GPU is sm_" << tut::current_cc());
   return false;
 }
 
@@ -66,7 +66,7 @@ TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune
   }
   for (const auto& cand : tune_candidates()) {
     DYNAMIC_SECTION(cand.name) {
-      if (gemm::testing::device_cc() < 80) {
+      if (tut::current_cc() < 80) {
         WARN(cand.name << " skipped: needs sm_80");
       } else {
         const Kernel kern{Precision::fp32, cand.launch, nullptr};
@@ -93,7 +93,7 @@ TEST_CASE("every bf16 tuning candidate of v10 matches the CPU reference", "[gemm
   }
   for (const auto& cand : tune_candidates_bf16()) {
     DYNAMIC_SECTION(cand.name) {
-      if (gemm::testing::device_cc() < 90) {
+      if (tut::current_cc() < 90) {
         WARN(cand.name << " skipped: the bf16 search's candidates need sm_90's shared memory");
       } else {
         const Kernel kern{Precision::bf16, nullptr, cand.launch};
@@ -281,7 +281,7 @@ TEST_CASE("operands or output above 2^31 elements: no 32-bit index overflow", "[
         });
 
         for (const auto& v : versions()) {
-          if (v.kernel.precision != p || gemm::testing::device_cc() < v.info.min_cc) continue;
+          if (v.kernel.precision != p || tut::current_cc() < v.info.min_cc) continue;
           INFO(lc.what << ": " << v.info.name << " on " << gemm::testing::text(s));
           c.poison();
           if (p == Precision::bf16) {

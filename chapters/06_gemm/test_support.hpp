@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/device_info.hpp"
 #include "common/device_buffer.hpp"
 #include "common/random.hpp"
 #include "common/testing.hpp"
@@ -53,16 +54,6 @@ inline std::vector<Shape> sweep_shapes() {
     return small;
   }
   return shapes;
-}
-
-/// The compute capability of device 0 (e.g. 90).
-inline int device_cc() {
-  static const int cc = [] {
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    return prop.major * 10 + prop.minor;
-  }();
-  return cc;
 }
 
 /// Host inputs of one case, rounded to the kernel's precision (what the kernel and the reference see).
