@@ -1,9 +1,7 @@
-// The CPU reference (exact, and a parallel version of it), the check, and the vector-path test
+// The CPU reference (exact), the check, and the vector-path test
 // shared by v5-v9.
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "transpose.hpp"
@@ -17,31 +15,6 @@ std::vector<float> reference_transpose(const std::vector<float>& A, std::int64_t
   std::vector<float> B(A.size());
   for (std::int64_t r = 0; r < R; ++r)
     for (std::int64_t c = 0; c < C; ++c) B[static_cast<std::size_t>(c * R + r)] = A[static_cast<std::size_t>(r * C + c)];
-  return B;
-}
-
-std::vector<float> reference_transpose_parallel(const std::vector<float>& A, std::int64_t R, std::int64_t C) {
-  if (R < 1 || C < 1 || static_cast<std::int64_t>(A.size()) != R * C) {
-    throw std::invalid_argument("reference_transpose_parallel: A must hold R x C >= 1 elements");
-  }
-  std::vector<float> B(A.size());
-  constexpr std::int64_t kBlock = 64;  // 64 x 64 floats of A and of B: both stay in the CPU's caches
-  const std::int64_t bands = (C + kBlock - 1) / kBlock;  // a band: kBlock rows of B
-  const std::int64_t workers = std::max<std::int64_t>(1, std::min<std::int64_t>(std::thread::hardware_concurrency(), bands));
-  const auto work = [&](std::int64_t w) {
-    for (std::int64_t band = w; band < bands; band += workers) {
-      const std::int64_t c0 = band * kBlock, c1 = std::min(C, c0 + kBlock);
-      for (std::int64_t r0 = 0; r0 < R; r0 += kBlock) {
-        const std::int64_t r1 = std::min(R, r0 + kBlock);
-        for (std::int64_t r = r0; r < r1; ++r)
-          for (std::int64_t c = c0; c < c1; ++c) B[static_cast<std::size_t>(c * R + r)] = A[static_cast<std::size_t>(r * C + c)];
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::int64_t w = 1; w < workers; ++w) threads.emplace_back(work, w);
-  work(0);
-  for (auto& t : threads) t.join();
   return B;
 }
 

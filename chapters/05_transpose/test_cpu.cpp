@@ -342,14 +342,6 @@ TEST_CASE("the TMA variants' diagonal walk is conflict-free on both boxes and co
   }
 }
 
-TEST_CASE("the parallel reference equals the reference", "[transpose][reference]") {
-  for (const auto& [R, C] : std::vector<std::pair<std::int64_t, std::int64_t>>{
-           {1, 1}, {1, 100}, {100, 1}, {65, 129}, {200, 3}, {64, 64}, {1000, 1000}, {3, 5000}}) {
-    const std::vector<float> A = tut::random_floats(static_cast<std::size_t>(R * C), 7);
-    INFO(R << " x " << C);
-    REQUIRE(reference_transpose_parallel(A, R, C) == reference_transpose(A, R, C));
-  }
-}
 
 TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[transpose][registry]") {
   std::set<std::string> names;

@@ -30,16 +30,6 @@ __device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
 __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(bar)), "r"(bytes) : "memory");
 }
-/// Spins until the barrier's phase with parity `parity` has completed.
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  asm volatile(
-      "{\n\t.reg .pred done;\n"
-      "WAIT_%=:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-      "@!done bra WAIT_%=;\n}" ::"r"(smem(bar)),
-      "r"(parity)
-      : "memory");
-}
 /// One mbarrier.try_wait: true if the phase with parity `parity` has completed (the hardware may
 /// suspend the thread for a while before answering false).
 __device__ __forceinline__ bool mbar_try_wait(std::uint64_t* bar, unsigned parity) {
@@ -53,8 +43,9 @@ __device__ __forceinline__ bool mbar_try_wait(std::uint64_t* bar, unsigned parit
       : "memory");
   return done != 0;
 }
-/// mbar_wait() that gives up with a trap (a launch error on the host) after about 2^34 clock
-/// cycles (seconds): a pipeline that never completes fails loudly instead of hanging the run.
+/// Waits until the barrier's phase with parity `parity` has completed; gives up with a trap (a
+/// launch error on the host) after about 2^34 clock cycles (seconds): a pipeline that never
+/// completes fails loudly instead of hanging the run.
 __device__ __forceinline__ void mbar_wait_or_trap(std::uint64_t* bar, unsigned parity) {
   const long long start = clock64();
   while (!mbar_try_wait(bar, parity)) {

@@ -48,9 +48,6 @@ double bytes_moved(std::int64_t R, std::int64_t C);
 
 /// The CPU reference: B[c * R + r] = A[r * C + c].
 std::vector<float> reference_transpose(const std::vector<float>& A, std::int64_t R, std::int64_t C);
-/// reference_transpose() on all CPU threads, in 64 x 64 blocks (for outputs of 10^7+ elements,
-/// where the element-by-element loop would take seconds). The same result, bit for bit.
-std::vector<float> reference_transpose_parallel(const std::vector<float>& A, std::int64_t R, std::int64_t C);
 /// A transpose or a copy moves bits: the result must be exact (tolerance zero).
 const tut::Tolerance& exact_tolerance();
 /// Compares `got` with the expected content of B for `output` (exact), counting NaN as wrong.

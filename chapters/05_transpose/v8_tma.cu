@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_cons
       if (tile + gridDim.x < tiles) issue_load(tile + gridDim.x, s ^ 1);  // prefetch the next tile
       bulk_wait_group_read<kV8Stages - 1>();  // the store from sb[s] (two tiles ago) has read it
     }
-    mbar_wait(&bar[s], static_cast<unsigned>(it / kV8Stages) & 1u);  // tile is in sa[s]
+    mbar_wait_or_trap(&bar[s], static_cast<unsigned>(it / kV8Stages) & 1u);  // tile is in sa[s]
     __syncthreads();
 
 #pragma unroll
