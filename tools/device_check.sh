@@ -178,8 +178,9 @@ if want tune; then
     exe="$build/bin/${ch}_tune"
     [ -x "$exe" ] || continue
     timeout 300 "$exe" --json "$out/results/${ch}_tune.json" >"$out/logs/tune_$ch.log" 2>&1
+    rc=$?
     say ""
-    say "### ${ch}_tune (exit $?)"
+    say "### ${ch}_tune (exit $rc)"
     say '```'
     sed -n '/^==/,$p' "$out/logs/tune_$ch.log" >>"$summary"
     say '```'

@@ -87,22 +87,19 @@ TEST_CASE("every version is stable: -inf entries, all -inf rows, magnitudes of 1
 
 TEST_CASE("every v7 tuning candidate matches the reference (its tile, or v6 where the tile cannot run)",
           "[softmax][v7]") {
-  struct Shape {
-    std::int64_t rows, cols;
-  };
-  // One block per row, clusters of 2, 3 and 8 blocks (for the 256 x 4 tile), a tile too small
-  // for the row (more than 8 blocks: v6), and C % 4 != 0 (v6).
-  const std::vector<Shape> shapes = {{3, 1028}, {5, 4096}, {3, 8192}, {2, 12344}, {2, 32768}, {2, 65536}, {3, 4099}};
+  // One block per row, clusters of several blocks, a tile too small for the row (more than 8
+  // blocks: v6), and C % 4 != 0 (v6).
+  const std::vector<tut::testing::Shape2> shapes = tut::testing::sanitizer_sized(
+      {{3, 1028}, {5, 4096}, {3, 8192}, {2, 12344}, {2, 32768}, {2, 65536}, {3, 4099}});
   for (const auto& cand : v7_candidates()) {
     DYNAMIC_SECTION("tile " << cand.tile.threads << " x " << cand.tile.vec) {
-      for (const Shape& s : shapes) {
-        if (tut::testing::sanitizing() && s.rows * s.cols > 70000) continue;
-        INFO(s.rows << " x " << s.cols);
-        if (!v7_unsupported(s.rows, s.cols).empty()) {
-          require_refusal(cand.launch, s.rows, s.cols);
+      for (const auto& [rows, cols] : shapes) {
+        INFO(rows << " x " << cols);
+        if (!v7_unsupported(rows, cols).empty()) {
+          require_refusal(cand.launch, rows, cols);
           continue;
         }
-        require_correct(cand.launch, s.rows, s.cols, testing::random_matrix(s.rows, s.cols, tut::testing::seed() + s.cols));
+        require_correct(cand.launch, rows, cols, testing::random_matrix(rows, cols, tut::testing::seed() + cols));
       }
       if (v7_unsupported(testing::kEdgeRows, 8192).empty()) {
         require_correct(cand.launch, testing::kEdgeRows, 8192, testing::edge_matrix(8192, tut::testing::seed() + 7));

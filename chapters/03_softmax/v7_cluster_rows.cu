@@ -202,7 +202,7 @@ std::string v7_unsupported_here() {
     (void)cudaGetLastError();
     return "no kernel image of v7_cluster_rows for this GPU in this build";
   }
-  if (attr.binaryVersion < 90) return "this build has no sm_90 code for v7 (set CMAKE_CUDA_ARCHITECTURES to 90a)";
+  if (attr.ptxVersion < 90) return "this build has no sm_90 code for v7 (set CMAKE_CUDA_ARCHITECTURES to 90a)";
   return "";
 }
 
@@ -237,7 +237,8 @@ const std::vector<V7Candidate>& v7_candidates() {
 /// block per SM, 1024 rows in 7.75 waves, and nothing on the SM loads while that block reduces.
 /// Hopper groups blocks into *clusters* (up to 8 portably) that run at the same time on one GPC,
 /// can read each other's shared memory (distributed shared memory) and share a barrier. Give a
-/// row to a cluster: each block keeps 4096 columns in registers (256 threads x 4 float4s), so
+/// row to a cluster: each block keeps a slice of the row in registers (the tile chosen by
+/// v7_tile_for(): 128 x 8, 256 x 8 or 1024 x 4, threads x float4s per thread), so
 /// the blocks are small, several fit on an SM, and their loads overlap other blocks' reductions
 /// and stores. The blocks only need each other's (max, sum) states, combined with merge(): the
 /// online softmax's algebra, now across blocks instead of across chunks of one thread.

@@ -280,11 +280,13 @@ class GitCommitTest(unittest.TestCase):
             os.environ["TUT_GIT_COMMIT"] = "  "
             self.assertEqual(grading.git_commit(copied), "unknown")
 
-    def test_without_git_installed_uses_the_environment(self):
-        os.environ["TUT_GIT_COMMIT"] = "fedcba987654"
+    def test_without_git_installed(self):
+        os.environ.pop("TUT_GIT_COMMIT", None)  # so that git_commit() really tries to run git
         saved_path = os.environ.get("PATH", "")
         os.environ["PATH"] = ""  # no git program at all: an OSError inside, never a crash
         try:
+            self.assertEqual(grading.git_commit(support.REPO), "unknown")
+            os.environ["TUT_GIT_COMMIT"] = "fedcba987654"  # the environment still wins
             self.assertEqual(grading.git_commit(support.REPO), "fedcba987654")
         finally:
             os.environ["PATH"] = saved_path
