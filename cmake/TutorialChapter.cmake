@@ -16,7 +16,8 @@
 # version, --reps 0 and a missing value exit 2 with one line on stderr.
 # It creates the executable <name>, the library <name>_lib, and the test executables
 # test_<name>_cpu, test_<name>_gpu, test_<name>_exercise, test_<name>_solution, registered with
-# CTest under the labels <name>; cpu|gpu; versions|exercise|solution. GPU tests exit with 77
+# CTest under the labels <name>; cpu|gpu; versions|exercise|solution (plus `large` and `slow`, see
+# below). GPU tests exit with 77
 # (CTest SKIP_RETURN_CODE) when there is no CUDA device, so they show as skipped, not passed.
 #
 # TUTORIAL_EXERCISES_DIR points the exercise targets at another copy of exercises/ (the grader
@@ -109,10 +110,13 @@ function(tutorial_add_chapter)
     set_tests_properties(${CH_NAME}_cpu PROPERTIES LABELS "${CH_NAME};cpu")
   endif()
 
-  # GPU tests of every version: the sweep, and separately the [large] case (> 2^31 elements).
+  # GPU tests of every version: the sweep; separately the [large] case (> 2^31 elements); and
+  # separately the Catch2 test cases tagged [slow] (every candidate of a tuning search, exhaustive
+  # sweeps), under the CTest label `slow`, which the default test preset leaves out (students'
+  # test runs stay under a minute per chapter) and tools/device_check.sh runs.
   if(CH_GPU_TESTS)
     tutorial_add_test_executable(test_${CH_NAME}_gpu gpu ${CH_NAME}_lib "${CH_GPU_TESTS}")
-    add_test(NAME ${CH_NAME}_gpu COMMAND test_${CH_NAME}_gpu "~[large]")
+    add_test(NAME ${CH_NAME}_gpu COMMAND test_${CH_NAME}_gpu "~[large]~[slow]")
     add_test(NAME ${CH_NAME}_gpu_large COMMAND test_${CH_NAME}_gpu "[large]")
     set_tests_properties(${CH_NAME}_gpu PROPERTIES
       LABELS "${CH_NAME};gpu;versions" SKIP_RETURN_CODE 77 TIMEOUT ${TUTORIAL_GPU_TEST_TIMEOUT})
@@ -120,6 +124,21 @@ function(tutorial_add_chapter)
     set_tests_properties(${CH_NAME}_gpu_large PROPERTIES
       LABELS "${CH_NAME};gpu;versions;large" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
       TIMEOUT ${TUTORIAL_GPU_TEST_TIMEOUT})
+    # The slow test exists only where a GPU test source has a [slow] case.
+    set(has_slow FALSE)
+    foreach(src IN LISTS CH_GPU_TESTS)
+      file(READ "${CMAKE_CURRENT_SOURCE_DIR}/${src}" text)
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${src}")
+      string(FIND "${text}" "[slow]" at)
+      if(at GREATER -1)
+        set(has_slow TRUE)
+      endif()
+    endforeach()
+    if(has_slow)
+      add_test(NAME ${CH_NAME}_gpu_slow COMMAND test_${CH_NAME}_gpu "[slow]~[large]")
+      set_tests_properties(${CH_NAME}_gpu_slow PROPERTIES
+        LABELS "${CH_NAME};gpu;versions;slow" SKIP_RETURN_CODE 77 TIMEOUT ${TUTORIAL_GPU_TEST_TIMEOUT})
+    endif()
   endif()
 
   # The exercise and its solution, checked by the same test source.

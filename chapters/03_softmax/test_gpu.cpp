@@ -86,7 +86,7 @@ TEST_CASE("every version is stable: -inf entries, all -inf rows, magnitudes of 1
 }
 
 TEST_CASE("every v7 tuning candidate matches the reference (its tile, or v6 where the tile cannot run)",
-          "[softmax][v7]") {
+          "[softmax][v7][slow]") {
   // One block per row, clusters of several blocks, a tile too small for the row (more than 8
   // blocks: v6), and C % 4 != 0 (v6).
   const std::vector<tut::testing::Shape2> shapes = tut::testing::sanitizer_sized(

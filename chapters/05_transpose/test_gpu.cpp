@@ -63,7 +63,7 @@ TEST_CASE("fresh inputs: the result does not depend on one data set", "[transpos
   }
 }
 
-TEST_CASE("every candidate of the tuning search is exact", "[transpose][tune]") {
+TEST_CASE("every candidate of the tuning search is exact", "[transpose][tune][slow]") {
   // Partial tiles of every searched shape (32..128 rows and columns), R or C below one tile,
   // tile rows that do not fill the last band (580 = 9 x 64 + 4: 10 tile rows of 64, bands of 8),
   // odd shapes (scalar twins), and misaligned A or B (scalar twins; v4 for the TMA variants).

@@ -56,7 +56,7 @@ TEST_CASE("every version is correct at misaligned starts (the vector paths fall 
   }
 }
 
-TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune]") {
+TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune][slow]") {
   // The sweep (whose 136 x 264 x 40 and 256 x 512 x 64 already hold interior 128 x 256 block
   // tiles), plus more shapes mixing interior and edge tiles and k-slices, so that every path of
   // the candidates' copies runs.
@@ -82,7 +82,7 @@ TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune
   }
 }
 
-TEST_CASE("every bf16 tuning candidate of v10 matches the CPU reference", "[gemm][tune]") {
+TEST_CASE("every bf16 tuning candidate of v10 matches the CPU reference", "[gemm][tune][slow]") {
   // The sweep plus shapes of many k-slices on the 16-byte path (K % 8 == 0: the pipeline wraps
   // around its stages several times) and off it, with interior and edge block tiles.
   std::vector<Shape> shapes = gemm::testing::sweep_shapes();
