@@ -47,6 +47,18 @@ void ErrorStats::merge(const ErrorStats& other) {
   for (const Mismatch& m : other.worst_) remember(m);
 }
 
+ErrorStats ErrorStats::from_totals(std::size_t count, std::size_t nonfinite, std::size_t over, double sum_sq_diff,
+                                   double sum_sq_ref, double max_abs) {
+  ErrorStats s;
+  s.count_ = count;
+  s.nonfinite_ = nonfinite;
+  s.over_ = over;
+  s.sum_sq_diff_ = sum_sq_diff;
+  s.sum_sq_ref_ = sum_sq_ref;
+  s.max_abs_ = max_abs;
+  return s;
+}
+
 double ErrorStats::rel_norm_error() const {
   if (nonfinite_ > 0) return std::numeric_limits<double>::infinity();
   const double diff = std::sqrt(sum_sq_diff_);

@@ -46,6 +46,11 @@ class ErrorStats {
   /// Adds the elements of another accumulator (for a disjoint set of indices).
   void merge(const ErrorStats& other);
 
+  /// An accumulator made from totals computed elsewhere (on the GPU: device_compare.hpp), with
+  /// the same meaning as the fields add() maintains; it keeps no worst elements.
+  static ErrorStats from_totals(std::size_t count, std::size_t nonfinite, std::size_t over, double sum_sq_diff,
+                                double sum_sq_ref, double max_abs);
+
   /// Number of elements checked.
   std::size_t count() const { return count_; }
   /// Number of NaN or infinite output elements.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -31,6 +32,35 @@ Session::~Session() {
 
 bool Session::wants(const std::string& version) const {
   return std::find(selected_.begin(), selected_.end(), version) != selected_.end();
+}
+
+namespace {
+
+bool stderr_is_terminal() {
+  static const bool tty = isatty(fileno(stderr)) != 0;
+  return tty;
+}
+
+}  // namespace
+
+void Session::status(const std::string& what) {
+  const std::string line = status_prefix_ + what;
+  if (stderr_is_terminal()) {
+    std::cerr << "\r\033[K" << line << std::flush;  // rewrite the line in place
+    status_shown_ = true;
+  } else {
+    std::cerr << "... " << line << std::endl;
+  }
+}
+
+void Session::clear_status() {
+  if (status_shown_) std::cerr << "\r\033[K" << std::flush;
+  status_shown_ = false;
+}
+
+void Session::start_problem_status(const Problem& problem, std::size_t index, std::size_t count) {
+  status_prefix_ = "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + problem.label + ": ";
+  status("inputs and CPU reference");
 }
 
 ProblemResult& Session::begin_problem(const Problem& problem, Metric metric, double peak, std::string peak_name) {
@@ -67,7 +97,9 @@ bool Session::measure(const Candidate& c, const std::string& chapter) {
   }
 
   NvtxRange range(c.info.name);  // nested in the chapter's range: "<chapter>/<version>" for ncu
+  status(c.info.name + (options_.check_only ? " (check)" : " (check, time, re-check)"));
   const auto report_failure = [&](const ErrorStats& stats, const char* when) {
+    clear_status();
     std::cerr << chapter << ": " << c.info.name << " is WRONG on " << current().label << " (" << when << ")\n  "
               << stats.describe(c.tolerance, c.where) << "\n";
   };
@@ -197,7 +229,7 @@ int chapter_main(Chapter& chapter, int argc, const char* const* argv) {
 
     std::cout << name << " on " << device.name << " (sm_" << device.cc() << ", " << device.sm_count << " SMs, L2 "
               << format_bytes(static_cast<double>(device.l2_bytes)) << ", "
-              << format_bytes(static_cast<double>(device.global_bytes)) << ")\n";
+              << format_bytes(static_cast<double>(device.global_bytes)) << ")" << std::endl;
     if (!options.check_only) {
       // The bandwidth roof: a large device-to-device copy, measured now, on this GPU.
       TimingOptions t;
@@ -206,18 +238,23 @@ int chapter_main(Chapter& chapter, int argc, const char* const* argv) {
       device.copy_bytes = std::min<std::size_t>(std::size_t{1} << 30, device.free_bytes / 8);
       device.copy_gbps = measure_copy_gbps(device.copy_bytes, t);
       std::cout << "measured device-to-device copy: " << static_cast<long long>(device.copy_gbps + 0.5)
-                << " GB/s (read + write, " << format_bytes(static_cast<double>(device.copy_bytes)) << " buffers)\n";
+                << " GB/s (read + write, " << format_bytes(static_cast<double>(device.copy_bytes)) << " buffers)"
+                << std::endl;
     }
 
     Session session(options, device, selected);
     NvtxRange chapter_range(name);  // each version's range nests inside this one
-    for (const auto& p : problems) {
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      const Problem& p = problems[i];
       const std::size_t before = session.problems().size();
+      session.start_problem_status(p, i, problems.size());
       chapter.run(p, session);
+      session.clear_status();
       if (session.problems().size() == before) continue;  // no selected version in this problem
       ProblemResult& result = session.current();
       result.finalize();
       print_table(std::cout, result);
+      std::cout << std::flush;  // a run stopped later (a timeout, Ctrl-C) keeps every table so far
     }
 
     RunReport report;

@@ -91,8 +91,18 @@ class Session {
   const std::vector<ProblemResult>& problems() const { return problems_; }
 
   /// Checks, times and re-checks one version (skipped if not selected), appending its row.
-  /// Returns false only if the version ran and was wrong.
+  /// Returns false only if the version ran and was wrong. Says which version it is on (status()).
   bool measure(const Candidate& candidate, const std::string& chapter);
+
+  /// Progress, so that a long run never leaves a silent terminal: on a terminal, one line on
+  /// stderr rewritten in place ("problem: what"), erased before the next table; when stderr is
+  /// a file or a pipe, one line per call, prefixed with "... ". Chapters call it for their own
+  /// slow steps (the CPU reference of a big problem, say).
+  void status(const std::string& what);
+  /// Erases a status line left on the terminal (before a table is printed).
+  void clear_status();
+  /// Called by chapter_main() before Chapter::run(): status lines start with "[i/count] label: ".
+  void start_problem_status(const Problem& problem, std::size_t index, std::size_t count);
 
  private:
   CommonOptions options_;
@@ -101,6 +111,8 @@ class Session {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<L2Flusher> flusher_;
   std::vector<ProblemResult> problems_;
+  std::string status_prefix_;   // "[i/count] label: " of the problem being prepared or measured
+  bool status_shown_ = false;   // a status line is on the terminal
 };
 
 /// What a chapter provides to chapter_main().

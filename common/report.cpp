@@ -1,5 +1,6 @@
 #include "common/report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
@@ -71,14 +72,23 @@ std::string format_bytes(double bytes) {
   return fixed(bytes, u == 0 ? 0 : 2) + " " + units[u];
 }
 
+std::string relative_error_text(double rel_err) {
+  if (!std::isfinite(rel_err)) return "NaN/Inf";
+  if (rel_err == 0.0) return "0";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1e", rel_err);
+  return text;
+}
+
 void print_table(std::ostream& os, const ProblemResult& p) {
   const bool bw = p.metric == Metric::gbps;
   std::vector<std::vector<std::string>> cells;
   cells.push_back({"version", "kind", "median ms", "min..max ms", bw ? "GB/s" : "TFLOP/s", "% peak", "vs v0",
-                   "vs lib", "check"});
+                   "vs lib", "rel. err", "check"});
   for (const auto& r : p.rows) {
     if (r.skipped) {
-      cells.push_back({r.info.name, kind_name(r.info.kind), "-", "-", "-", "-", "-", "-", "skipped: " + r.skip_reason});
+      cells.push_back(
+          {r.info.name, kind_name(r.info.kind), "-", "-", "-", "-", "-", "-", "-", "skipped: " + r.skip_reason});
       continue;
     }
     const bool t = timed(r);
@@ -87,7 +97,7 @@ void print_table(std::ostream& os, const ProblemResult& p) {
                      t ? fixed(r.time.min_ms, 4) + ".." + fixed(r.time.max_ms, 4) : "-",
                      t ? fixed(bw ? r.gbps : r.tflops, bw ? 0 : 2) : "-", t && p.peak > 0 ? fixed(r.pct_of_peak, 1) : "-",
                      t && r.speedup > 0 ? fixed(r.speedup, 2) + "x" : "-",
-                     t && r.vs_library > 0 ? fixed(r.vs_library, 3) : "-", verdict});
+                     t && r.vs_library > 0 ? fixed(r.vs_library, 3) : "-", relative_error_text(r.rel_err), verdict});
   }
   std::vector<std::size_t> width(cells[0].size(), 0);
   for (const auto& line : cells)

@@ -92,7 +92,11 @@ struct RunReport {
   std::string to_csv() const;
 };
 
-/// Prints one problem as an aligned text table.
+/// A relative error for a table cell: "0" when exact, "NaN/Inf" when not finite, else "1.2e-07".
+std::string relative_error_text(double rel_err);
+
+/// Prints one problem as an aligned text table (the relative error column is the normwise
+/// ||got - ref|| / ||ref|| of the check before timing).
 void print_table(std::ostream& os, const ProblemResult& problem);
 
 /// The commit the binary was built from (generated at build time), or "unknown".

@@ -5,11 +5,14 @@
 #                               [--phases "build test sanitize run tune"] [--sanitize-only "a b"] [--pack]
 #
 # 1. configures and builds for the local GPU (Release, Ninja if available);
-# 2. runs every GPU test (ctest, all labels but `exercise`), then the exercise label on its own
-#    (an untouched skeleton is expected to fail there);
+# 2. runs every GPU test (ctest, all labels but `exercise`: the `slow` ones too), then the
+#    exercise label on its own (an untouched skeleton is expected to fail there); the summary
+#    gives each chapter's test time, with and without its `slow` tests;
 # 3. runs compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU test
-#    executables at small sizes (TUTORIAL_SANITIZE=1);
-# 4. runs every chapter executable with --json (and --sweep unless --quick);
+#    executables at small sizes (TUTORIAL_SANITIZE=1), [slow] and [large] cases left out;
+# 4. runs every chapter executable with --json (and --sweep unless --quick), timing each default
+#    run's wall clock (a student's default run must stay under 30 s on an H100), plus the extra
+#    runs some chapter pages show (reduce on positive data: reduce_positive.json);
 # 5. writes OUTDIR/summary.md, OUTDIR/logs/, OUTDIR/results/<chapter>.json. With --pack, logs/
 #    and results/ become OUTDIR/logs.tar.gz and OUTDIR/results.tar.gz (few files to fetch).
 #
@@ -87,7 +90,7 @@ if want build; then
       for t in "$ch" "test_${ch}_cpu" "test_${ch}_gpu" "test_${ch}_exercise" "test_${ch}_solution"; do targets+=(--target "$t"); done
       grep -q "add_executable(${ch}_tune" "$root"/chapters/*/CMakeLists.txt && targets+=(--target "${ch}_tune")
     done
-    targets+=(--target test_common)
+    targets+=(--target test_common --target test_common_gpu)
   fi
   if ! cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/logs/build.log" 2>&1; then
     say "build FAILED (logs/build.log)"; grep -E "error|FAILED" "$out/logs/build.log" | head -40; exit 1
@@ -116,6 +119,18 @@ grep -E "\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$out/logs/ctest.log" | sed
 (cd "$build" && ctest -L exercise -L "$regex" --output-on-failure) >"$out/logs/ctest_exercise.log" 2>&1
 say "- exercise label (a fresh skeleton fails by design): $(grep -E 'tests passed|tests failed' "$out/logs/ctest_exercise.log" | tail -1)"
 grep -E "Test +#.*(sec|Skipped)" "$out/logs/ctest.log" | sed 's/^ *[0-9]*\/[0-9]* /  - /' >>"$summary"
+# Per chapter: seconds of its GPU tests as a student runs them (the default preset: no `slow`,
+# no `exercise`), and of its `slow` tests.
+say ""
+say "| chapter | default GPU tests (s) | slow GPU tests (s) |"
+say "|---|---:|---:|"
+for ch in "${chapters[@]}"; do
+  default_s=$(grep -E "Test +#[0-9]+: ${ch}_(gpu|gpu_large|solution|cli_[0-9]+|sass) " "$out/logs/ctest.log" |
+              grep -oE "[0-9.]+ sec" | awk '{s += $1} END {printf "%.1f", s}')
+  slow_s=$(grep -E "Test +#[0-9]+: ${ch}_gpu_slow " "$out/logs/ctest.log" | grep -oE "[0-9.]+ sec" |
+           awk '{s += $1} END {printf "%.1f", s}')
+  say "| $ch | ${default_s:-0} | ${slow_s:-0} |"
+done
 lap test
 fi
 
@@ -137,7 +152,7 @@ if want sanitize && [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/nu
         [ "$tool" = memcheck ] && extra=(--leak-check full)
         log="$out/logs/sanitize_${ch}_${kind}_${tool}.log"
         TUTORIAL_SANITIZE=1 timeout 200 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
-          "$exe" "~[large]" >"$log" 2>&1
+          "$exe" "~[large]~[slow]" >"$log" 2>&1
         rc=$?
         errors=$(grep -E "SUMMARY" "$log" | tail -1 | grep -oE "[0-9]+ errors?" | grep -oE "[0-9]+" || echo "?")
         if [ $rc -eq 0 ]; then row="$row clean ($errors errors) |"; else row="$row **FAIL rc=$rc ($errors errors)** |"; fi
@@ -155,13 +170,20 @@ say "## Chapters"
 for ch in "${chapters[@]}"; do
   exe="$build/bin/$ch"
   [ -x "$exe" ] || continue
+  t0=$(date +%s.%N)
   timeout 400 "$exe" --json "$out/results/$ch.json" >"$out/logs/run_$ch.log" 2>&1
   rc=$?
+  wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   say ""
-  say "### $ch (exit $rc)"
+  say "### $ch (exit $rc, default run $wall s wall)"
   say '```'
-  sed -n '1,2p;/^==/,$p' "$out/logs/run_$ch.log" >>"$summary"
+  # The tables, without the progress lines ("... ") the run printed on its way.
+  sed -n '1,2p;/^==/,$p' "$out/logs/run_$ch.log" | grep -v '^\.\.\. ' >>"$summary"
   say '```'
+  if [ "$ch" = reduce ]; then  # the accuracy lesson of the chapter page: data with a large mean
+    "$exe" --op sum --dist positive --json "$out/results/reduce_positive.json" >"$out/logs/run_reduce_positive.log" 2>&1
+    say "- reduce --op sum --dist positive: exit $? (results/reduce_positive.json)"
+  fi
   if [ "$quick" = 0 ]; then
     "$exe" --sweep --reps 10 --json "$out/results/${ch}_sweep.json" >"$out/logs/sweep_$ch.log" 2>&1
     say "- sweep: exit $? (results/${ch}_sweep.json)"

@@ -269,12 +269,19 @@ def row_status(r):
     return "yes"
 
 
+def rel_error(r):
+    """The check's normwise relative error: "0" when exact, "-" for a row that never ran."""
+    if r.get("skipped") or not is_num(r.get("rel_err")):
+        return "-"
+    return "0" if r["rel_err"] == 0 else f"{r['rel_err']:.1e}"
+
+
 def problem_table(problem, max_rows=60):
     bw = problem.get("metric", "gbps") == "gbps"
     unit = "GB/s" if bw else "TFLOP/s"
-    head = (f"| version | kind | median ms | {unit} | % of peak | speedup | vs library | correct |"
+    head = (f"| version | kind | median ms | {unit} | % of peak | speedup | vs library | rel. error | correct |"
             + (" floor ms |" if bw else "") + " idea |")
-    sep = "|---|---|---:|---:|---:|---:|---:|---|" + ("---:|" if bw else "") + "---|"
+    sep = "|---|---|---:|---:|---:|---:|---:|---:|---|" + ("---:|" if bw else "") + "---|"
     lines = [head, sep]
     peak = problem.get("peak")
     rows = problem.get("results", [])
@@ -285,7 +292,8 @@ def problem_table(problem, max_rows=60):
         lines.append(
             f"| {code(r.get('version', '?'))} | {esc(r.get('kind', ''))} | {sig(r.get('median_ms'))} | "
             f"{fixed(thr, 0 if bw else 2)} | {fixed(r.get('pct_of_peak'), 1)} | "
-            f"{fixed(r.get('speedup_vs_baseline'), 2)} | {fixed(r.get('vs_library'), 3)} | {row_status(r)} |"
+            f"{fixed(r.get('speedup_vs_baseline'), 2)} | {fixed(r.get('vs_library'), 3)} | {rel_error(r)} | "
+            f"{row_status(r)} |"
             + (f" {sig(floor)} |" if bw else "") + f" {esc(r.get('summary', ''))} |")
     text = "\n".join(lines)
     if len(rows) > max_rows:
