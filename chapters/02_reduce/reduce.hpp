@@ -91,14 +91,22 @@ enum OperationMask : unsigned {
 /// The bit of `op` in an OperationMask.
 unsigned operation_bit(Operation op);
 
+/// The order in which a version adds its n terms: it decides the version's error bound.
+enum class Order {
+  tree,    ///< a tree (or short serial runs per thread, then a tree): error grows like log2 n
+  serial,  ///< one chain of n additions in any order (v0's atomics): error grows like n
+};
+
+/// "tree" or "serial".
+const char* order_name(Order order);
+
 /// A registered version: everything the executable and the tests need to run and check it.
 struct Version {
   tut::VersionInfo info;  ///< name, one-line idea, minimum GPU, kind
   unsigned ops;           ///< OperationMask: which operations it implements
   Launch launch;          ///< runs it
   bool deterministic;     ///< the same bits on every run (no floating-point atomics)
-  bool tree_order;        ///< adds in a fixed tree-like order, so the tolerance holds for any data
-                          ///< (false for v0, whose atomics add in arbitrary serial order)
+  Order order;            ///< how it adds: the error bound it is held to (tolerance())
 };
 
 /// The registry: every version of the chapter, in table order (ladder, then baselines).
@@ -160,14 +168,19 @@ Reference reference(Operation op, const float* x, const float* y, std::size_t n)
 /// Unit roundoff of fp32: 2^-24, the largest relative error of one rounding to nearest.
 constexpr double kUnitRoundoff = 1.0 / 16777216.0;
 
-/// The error a float result of `op` over `n` elements may have, and why.
+/// The error a float result of `op` over `n` elements, added in `order`, may have, and why.
 ///
-/// max: exact (a max never rounds). sum and dot: |got - ref| <= c(n) * u * sum|term|, with
-/// c(n) = 2 * ceil(log2 n) + 16 (+1 for dot's rounded products) and u = 2^-24: twice the
-/// worst-case bound of pairwise (tree) summation, ceil(log2 n) * u * sum|term| (Higham 2002,
-/// section 4.2), plus slack for the short serial runs each thread adds before its tree. It grows
-/// with log2 n, as the error of a tree does; see the chapter page, "Accuracy".
-tut::Tolerance tolerance(Operation op, std::int64_t n, const Reference& ref);
+/// max: exact (a max never rounds), in any order. sum and dot, with u = 2^-24:
+/// - Order::tree: |got - ref| <= c(n) * u * sum|term|, c(n) = 2 * ceil(log2 n) + 16 (+1 for
+///   dot's rounded products): twice the worst-case bound of pairwise (tree) summation,
+///   ceil(log2 n) * u * sum|term| (Higham 2002, section 4.2), plus slack for the short serial
+///   runs each thread adds before its tree. It grows with log2 n.
+/// - Order::serial: |got - ref| <= ((1 + u)^c - 1) * sum|term|, c = n (n + 1 for dot): the
+///   worst case of recursive summation in any order (Higham 2002, section 4.2, (4.4)), which
+///   is about c u sum|term| and grows with n. It is rigorous for every n; from n ~ 2^24 on it
+///   exceeds sum|term| itself: a serial float sum then guarantees nothing (it can stagnate), and
+///   only NaN, Inf or an error beyond that bound fail. See the chapter page, "Accuracy".
+tut::Tolerance tolerance(Operation op, std::int64_t n, const Reference& ref, Order order = Order::tree);
 
 /// The sum of `n` floats added left to right in float (what one thread, or a chain of
 /// atomics, computes): error up to (n-1) * u * sum|x|, and it stagnates once the running sum

@@ -87,6 +87,33 @@ TEST_CASE("the tolerance: exact for max, growing with log2 n for sum and dot", "
   REQUIRE(tolerance(Operation::sum, 100, r).max_rel_norm == tolerance(Operation::sum, 100, r).atol);
 }
 
+TEST_CASE("the serial-order tolerance: Higham's bound for a chain of additions, growing with n",
+          "[reduce][tolerance]") {
+  Reference r;
+  r.value = 10.0;
+  r.magnitude = 1000.0;
+  // max is exact in any order.
+  REQUIRE(tolerance(Operation::max, 1 << 20, r, Order::serial).atol == 0.0);
+  for (std::int64_t n : std::vector<std::int64_t>{2, 1000, 999999, 1 << 20}) {
+    const tut::Tolerance serial = tolerance(Operation::sum, n, r, Order::serial);
+    const tut::Tolerance tree = tolerance(Operation::sum, n, r, Order::tree);
+    INFO("n = " << n << ": serial " << serial.atol << ", tree " << tree.atol);
+    // About n u sum|x| (first order), never below it: n u <= (1 + u)^n - 1 <= n u (1 + n u) for n u <= 1.
+    const double nu = static_cast<double>(n) * kUnitRoundoff;
+    REQUIRE(serial.atol >= nu * r.magnitude);
+    REQUIRE(serial.atol <= nu * (1.0 + nu) * r.magnitude);
+    if (n >= 1000) REQUIRE(serial.atol > tree.atol);  // a chain errs more than a tree ...
+    REQUIRE(tolerance(Operation::dot, n, r, Order::serial).atol > serial.atol);  // ... and dot rounds its products
+    REQUIRE(serial.max_rel_norm == Approx(serial.atol / 10.0));
+  }
+  // From about 2^24 terms on, the worst case of a chain exceeds sum|x| itself: no guarantee left,
+  // and the reason says so.
+  const tut::Tolerance huge = tolerance(Operation::sum, std::int64_t{1} << 28, r, Order::serial);
+  REQUIRE(huge.atol > r.magnitude);
+  REQUIRE(huge.why.find("guarantees no accuracy") != std::string::npos);
+  REQUIRE(tolerance(Operation::sum, 1 << 20, r, Order::serial).why.find("guarantees") == std::string::npos);
+}
+
 TEST_CASE("pairwise (tree) float summation is far more accurate than a serial float sum", "[reduce][accuracy]") {
   SECTION("positive values: a serial float sum stagnates at 2^24, a tree does not") {
     // 2^26 values in [0, 1): the true sum is about 2^25. Once a serial float accumulator
@@ -98,6 +125,9 @@ TEST_CASE("pairwise (tree) float summation is far more accurate than a serial fl
     const double pairwise_err = std::fabs(sum_pairwise_float(x.data(), n) - ref.value) / ref.value;
     INFO("relative error: serial " << serial_err << ", pairwise " << pairwise_err);
     REQUIRE(serial_err > 0.4);  // about half the sum is lost
+    // Yet inside the (here vacuous) worst-case bound of a serial chain: what v0 is held to.
+    REQUIRE(std::fabs(sum_serial_float(x.data(), n) - ref.value) <=
+            tolerance(Operation::sum, static_cast<std::int64_t>(n), ref, Order::serial).atol);
     REQUIRE(pairwise_err < 1e-6);
     // The tree stays inside the worst-case bound ceil(log2 n) * u * sum|x| = 26 u sum|x|.
     REQUIRE(pairwise_err * ref.value <= 26 * kUnitRoundoff * ref.magnitude);
@@ -113,6 +143,7 @@ TEST_CASE("pairwise (tree) float summation is far more accurate than a serial fl
       const double levels = std::ceil(std::log2(static_cast<double>(n)));
       INFO("n = " << n << ": serial error " << serial_abs << ", pairwise error " << pairwise_abs);
       REQUIRE(serial_abs <= (n - 1) * kUnitRoundoff * ref.magnitude);  // Higham's bound for a serial sum
+      REQUIRE(serial_abs <= tolerance(Operation::sum, static_cast<std::int64_t>(n), ref, Order::serial).atol);
       REQUIRE(pairwise_abs <= levels * kUnitRoundoff * ref.magnitude);  // and for a tree
       REQUIRE(pairwise_abs <= tolerance(Operation::sum, static_cast<std::int64_t>(n), ref).atol);
     }
@@ -224,8 +255,9 @@ TEST_CASE("the registry: unique names, vN_ ladder, operations, baselines", "[red
     }
     if (v.info.kind == tut::Kind::ours && v.info.name != "v0_atomic") {
       REQUIRE(v.deterministic);
-      REQUIRE(v.tree_order);
+      REQUIRE(v.order == Order::tree);
     }
+    if (v.info.name == "v0_atomic") REQUIRE(v.order == Order::serial);  // one chain of atomics
   }
   REQUIRE(ladder == 8);
   REQUIRE(names.count("cub") == 1);

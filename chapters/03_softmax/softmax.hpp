@@ -25,6 +25,13 @@ namespace softmax {
 /// before anything is launched.
 using Launch = void (*)(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
+/// The order in which a version adds a row's C terms of the denominator: it decides the bound
+/// of its rounding error (tolerance()).
+enum class Order {
+  tree,    ///< trees of partial sums (short serial runs per thread first): error ~ sqrt(C) u
+  serial,  ///< one chain of C additions (v0: one thread per row): worst case ~ C u
+};
+
 /// A registered version: everything the executable and the tests need to run and check it.
 struct Version {
   tut::VersionInfo info;  ///< name, one-line idea, minimum GPU, kind
@@ -34,14 +41,18 @@ struct Version {
   std::string (*unsupported)(std::int64_t rows, std::int64_t cols);
   bool defines_all_neg_inf_rows;  ///< gives zeros for a row of only -inf (ours: yes; cuDNN: no promise)
   bool copy_roof = false;  ///< not a softmax: copies x to y, the bandwidth roof at this very size
+  Order order = Order::tree;  ///< how it adds the denominator: the error bound it is held to
 };
 
 /// The registry: every version of the chapter, in table order (ladder, then the library).
 const std::vector<Version>& versions();
 
-/// The tolerance of every version on rows of `cols` columns, and why (see the chapter page,
-/// "Accuracy"): relative error (220 + 8 sqrt(cols)) * 2^-24 per element and in norm.
-tut::Tolerance tolerance(std::int64_t cols);
+/// The tolerance of a version that adds the denominator in `order`, on rows of `cols`
+/// columns, and why (see the chapter page, "Accuracy"): relative error per element and in norm
+/// (212 + s(C)) * 2^-24, with the sum's rounding s(C) = 8 + 8 sqrt(C) for a tree (a
+/// probabilistic bound, Higham & Mary 2019) and s(C) = ((1 + u)^C - 1) / u, about C, for one
+/// serial chain (the worst case; a chain of tiny terms also drifts, it does not only wander).
+tut::Tolerance tolerance(std::int64_t cols, Order order = Order::tree);
 
 /// @name The ladder (one file each: v0_thread_per_row.cu ... v7_cluster_rows.cu)
 /// @{

@@ -170,6 +170,21 @@ TEST_CASE("the tolerance grows with sqrt(C) and stays near 1e-5..1e-4", "[softma
   REQUIRE(tolerance(128).rtol < 2e-5);
 }
 
+TEST_CASE("a serial chain (v0) is held to its worst case, which grows like C", "[softmax][tolerance]") {
+  const double u = 1.0 / 16777216.0;
+  for (std::int64_t cols : {1, 128, 4096, 100003, 1 << 20}) {
+    const tut::Tolerance serial = tolerance(cols, Order::serial);
+    const tut::Tolerance tree = tolerance(cols, Order::tree);
+    const double c = static_cast<double>(cols);
+    INFO("C = " << cols << ": serial " << serial.rtol << ", tree " << tree.rtol);
+    REQUIRE(serial.rtol >= (212.0 + c) * u);             // (1 + u)^C - 1 >= C u
+    REQUIRE(serial.rtol <= (212.0 + c * (1.0 + c * u)) * u);
+    if (cols >= 128) REQUIRE(serial.rtol > tree.rtol);  // C > 8 + 8 sqrt(C)
+    REQUIRE(serial.max_rel_norm == serial.rtol);
+    REQUIRE(serial.why.find("serial") != std::string::npos);
+  }
+}
+
 TEST_CASE("launch helpers: shapes, grids, block sizes", "[softmax][helpers]") {
   REQUIRE(empty_or_invalid(0, 5));
   REQUIRE(empty_or_invalid(5, 0));

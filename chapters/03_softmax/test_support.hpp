@@ -33,10 +33,10 @@ inline std::string position(std::size_t index, std::int64_t cols) {
          std::to_string(static_cast<std::int64_t>(index) % c) + ")";
 }
 
-/// Runs `launch` on `hx` (rows x cols) and REQUIREs a result that matches the CPU reference,
-/// wrote nothing outside y, and left x untouched.
+/// Runs `launch` on `hx` (rows x cols) and REQUIREs a result that matches the CPU reference
+/// within the bound of its summation `order`, wrote nothing outside y, and left x untouched.
 inline void require_correct(Launch launch, std::int64_t rows, std::int64_t cols, const std::vector<float>& hx,
-                            Offsets off = {}) {
+                            Offsets off = {}, Order order = Order::tree) {
   using tut::testing::GuardedBuffer;
   const std::size_t n = static_cast<std::size_t>(rows * cols);
   GuardedBuffer x(n, off.x), y(n, off.y);
@@ -47,7 +47,7 @@ inline void require_correct(Launch launch, std::int64_t rows, std::int64_t cols,
 
   std::vector<double> ref(n);
   reference_softmax(hx.data(), ref.data(), rows, cols);
-  const tut::Tolerance tol = tolerance(cols);
+  const tut::Tolerance tol = tolerance(cols, order);
   const tut::ErrorStats stats = tut::compare(y.to_host(), ref, tol);
   INFO("R x C = " << rows << " x " << cols << ", offsets (x, y) = (" << off.x << ", " << off.y << ")\n"
                   << stats.describe(tol, [cols](std::size_t i) { return position(i, cols); }));
