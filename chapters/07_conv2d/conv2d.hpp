@@ -1,0 +1,266 @@
+/// @file
+/// @brief Chapter 07 (conv2d): declarations shared by the versions, the executable and the tests.
+///
+/// Every version computes the forward 2-D convolution of deep-learning frameworks (a
+/// cross-correlation: the filter is not flipped), with zero padding, stride, dilation 1 and one
+/// group:
+///
+///     y[n, k, p, q] = sum over c < C, r < R, s < S of
+///                     x[n, c, p * stride_h - pad_h + r, q * stride_w - pad_w + s] * w[k, c, r, s]
+///
+/// (x outside the image reads as 0), for p < P = (H + 2 pad_h - R) / stride_h + 1 and
+/// q < Q = (W + 2 pad_w - S) / stride_w + 1. Each version takes one layout: NCHW input, KCRS
+/// filter and NKPQ output (the direct versions), or NHWC input, KRSC filter and NPQK output (the
+/// GEMM-style versions). The registry, versions(), is the only list of versions: the executable,
+/// --list, the tests and the JSON all iterate it.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/report.hpp"
+
+/// Chapter 07: 2-D convolution, from one thread per output to implicit GEMM on tensor cores.
+namespace conv2d {
+
+/// The problem: input N x C x H x W, K filters of C x R x S, zero padding and stride per axis.
+struct ConvShape {
+  std::int64_t n = 1;         ///< images in the batch
+  std::int64_t c = 1;         ///< input channels
+  std::int64_t h = 1;         ///< input height
+  std::int64_t w = 1;         ///< input width
+  std::int64_t k = 1;         ///< output channels (filters)
+  std::int64_t r = 1;         ///< filter height
+  std::int64_t s = 1;         ///< filter width
+  std::int64_t pad_h = 0;     ///< zero rows added above and below the image
+  std::int64_t pad_w = 0;     ///< zero columns added left and right
+  std::int64_t stride_h = 1;  ///< vertical step of the filter
+  std::int64_t stride_w = 1;  ///< horizontal step of the filter
+
+  /// Output height: (H + 2 pad_h - R) / stride_h + 1 (valid only when shape_error() is empty).
+  std::int64_t p() const { return (h + 2 * pad_h - r) / stride_h + 1; }
+  /// Output width: (W + 2 pad_w - S) / stride_w + 1.
+  std::int64_t q() const { return (w + 2 * pad_w - s) / stride_w + 1; }
+  /// Elements of the input (N C H W).
+  std::int64_t input_elements() const { return n * c * h * w; }
+  /// Elements of the filter (K C R S).
+  std::int64_t filter_elements() const { return k * c * r * s; }
+  /// Elements of the output (N K P Q).
+  std::int64_t output_elements() const { return n * k * p() * q(); }
+  /// The GEMM view's reduction length: C R S products per output.
+  std::int64_t reduction() const { return c * r * s; }
+};
+
+/// "" if the shape is valid, else one line saying why not: a dimension below 1, a stride below
+/// 1, negative padding, a filter larger than the padded input (no output), a dimension above
+/// 2^31 - 1 (the kernels' index type), or element counts whose product overflows 64 bits.
+std::string shape_error(const ConvShape& s);
+
+/// "N32 C64 56x56 K64 3x3 pad1" (stride and asymmetric padding only when they are not 1 / equal).
+std::string shape_text(const ConvShape& s);
+
+/// 2 N K P Q C R S: the canonical FLOP count (a multiply and an add per term), whatever the
+/// algorithm (Winograd and im2col + GEMM are credited with the direct convolution's count).
+double conv_flops(const ConvShape& s);
+
+/// Minimum traffic: read x and w once, write y once, with `in_bytes` per input element and
+/// `out_bytes` per output element.
+double conv_bytes(const ConvShape& s, double in_bytes, double out_bytes);
+
+/// Which arrangement of the tensors a version takes.
+enum class Layout {
+  nchw,  ///< x N x C x H x W, w K x C x R x S, y N x K x P x Q (rows of an image contiguous)
+  nhwc,  ///< x N x H x W x C, w K x R x S x C, y N x P x Q x K (channels of a pixel contiguous)
+};
+
+/// "NCHW" or "NHWC".
+const char* layout_name(Layout l);
+
+/// What a version computes in, which decides the table it appears in and its tolerance.
+enum class Precision {
+  fp32,  ///< fp32 inputs and output, fp32 arithmetic on CUDA cores (FFMA)
+  bf16,  ///< bfloat16 inputs and output, fp32 accumulation (tensor cores)
+};
+
+/// "fp32" or "bf16" (also the JSON `dtype`).
+const char* precision_name(Precision p);
+
+/// Runs one convolution on fp32 tensors of the version's layout, enqueued on `stream`.
+using LaunchF32 = void (*)(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+/// The same on bfloat16 tensors (fp32 accumulation, bfloat16 output).
+using LaunchBF16 = void (*)(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+                            cudaStream_t stream);
+/// "" if a version can run `s`, else why not (e.g. "Winograd F(2x2,3x3) needs a 3x3 filter").
+using Supports = std::string (*)(const ConvShape& s);
+
+/// Something that computes a convolution: precision, layout and the launcher of that precision.
+struct Kernel {
+  Precision precision = Precision::fp32;  ///< decides which launcher is set
+  Layout layout = Layout::nchw;           ///< the layout of x, w and y
+  LaunchF32 f32 = nullptr;                ///< fp32 launcher (else null)
+  LaunchBF16 bf16 = nullptr;              ///< bf16 launcher (else null)
+  bool winograd = false;                  ///< computes in the Winograd domain (its own tolerance)
+};
+
+/// A registered version.
+struct Version {
+  tut::VersionInfo info;       ///< name, one-line idea, minimum GPU, kind
+  Kernel kernel;               ///< how to run it
+  Supports supports = nullptr; ///< null: every valid shape
+  /// The executable skips problems of more FLOPs than this ("too slow at this size"); 0: no cap.
+  /// Only a time budget for the default run: the tests run every version at every size.
+  double max_flops = 0.0;
+};
+
+/// The registry: every version and library baseline of the chapter, in table order.
+const std::vector<Version>& versions();
+
+/// "" if `v` can run `s` (its supports() and the shape's validity), else the reason.
+std::string unsupported_reason(const Version& v, const ConvShape& s);
+
+/// Throws std::invalid_argument with shape_error()'s message when the shape is invalid. Every
+/// launcher calls it first.
+void require_valid(const ConvShape& s, const char* who);
+
+/// The number of SMs of the current device (cached): launchers size their grids with it.
+int sm_count();
+
+/// The kernels' view of a shape: every dimension as an int (checked by require_valid()).
+struct Dims {
+  int n, c, h, w, k, r, s, pad_h, pad_w, stride_h, stride_w, p, q;
+};
+
+/// The Dims of a valid shape.
+Dims dims_of(const ConvShape& s);
+
+/// @name Tolerances (see the chapter page, "Precision and tolerances")
+/// @{
+
+/// What a result must match: `reduction` = C R S products per output; `winograd` for a version
+/// that computes in the Winograd domain. The reference uses the inputs the kernel saw
+/// (bf16-rounded for the bf16 table).
+tut::Tolerance tolerance(Precision p, std::int64_t reduction, bool winograd);
+/// @}
+
+/// @name Layouts and conversions (convert.cu; run once per problem, never timed)
+/// @{
+
+/// Rounds x to bfloat16 and back (to nearest, ties to even): the value a bf16 kernel sees.
+float round_to_bf16(float x);
+
+/// out (N x HW x C) = in (N x C x HW) transposed per image: NCHW -> NHWC, and, with N = K and
+/// HW = R S, KCRS -> KRSC.
+void to_channels_last_device(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t hw,
+                             cudaStream_t stream);
+/// Converts `count` floats to bfloat16 on the device (round to nearest even).
+void to_bf16_device(const float* in, __nv_bfloat16* out, std::int64_t count, cudaStream_t stream);
+/// The host versions: out = in transposed per image (NCHW -> NHWC).
+std::vector<float> to_channels_last(const std::vector<float>& in, std::int64_t n, std::int64_t c, std::int64_t hw);
+/// @}
+
+/// @name CPU reference (double precision)
+/// @{
+
+/// The canonical output index ((n K + k) P + p) Q + q of the NKPQ order; checks and references
+/// use it, and output_offset() maps it into a layout.
+std::size_t canonical_index(const ConvShape& s, std::int64_t n, std::int64_t k, std::int64_t p, std::int64_t q);
+
+/// Where output element `canonical` (NKPQ order) lives in an output of layout `l`.
+std::size_t output_offset(const ConvShape& s, Layout l, std::size_t canonical);
+
+/// "n 3, k 17, p 0, q 55" for a canonical output index.
+std::string format_index(const ConvShape& s, std::size_t canonical);
+
+/// One output element in double from NCHW x and KCRS w (the floats the kernel saw).
+double reference_output(const ConvShape& s, const float* x, const float* w, std::int64_t n, std::int64_t k,
+                        std::int64_t p, std::int64_t q);
+
+/// Every output element in double, in the canonical NKPQ order, in parallel over (n, k).
+std::vector<double> reference_conv(const ConvShape& s, const float* x, const float* w);
+
+/// The outputs a sampled check looks at (canonical indices, sorted, no duplicates): for 64
+/// pixels (the four corners of image 0 and of the last image, the rest random) every output
+/// channel; for 32 (n, k) planes (first, last, random) the whole border of the plane (rows 0
+/// and P-1, columns 0 and Q-1, where the padding is); and `random_count` random outputs.
+std::vector<std::size_t> sample_indices(const ConvShape& s, std::uint64_t seed, std::size_t random_count = 8192);
+
+/// A reference for one problem: every element, or a sample of them when the problem is large.
+struct Reference {
+  bool full = true;                ///< true: value[i] is canonical element i; false: value[j] is element index[j]
+  std::vector<std::size_t> index;  ///< canonical indices checked (sampled reference only)
+  std::vector<double> value;       ///< the reference values
+};
+
+/// Largest N K P Q C R S computed in full (2^31 multiply-adds: about a second on 16 cores);
+/// bigger problems are checked on sample_indices().
+constexpr double kFullReferenceMacs = 2147483648.0;
+
+/// The reference of one problem: full up to `full_macs` multiply-adds, else sampled.
+Reference make_reference(const ConvShape& s, const float* x, const float* w, std::uint64_t seed,
+                         double full_macs = kFullReferenceMacs);
+
+/// Compares a downloaded output `got` (all N K P Q elements, in layout `l`) with `ref`.
+tut::ErrorStats check_output(const ConvShape& s, Layout l, const Reference& ref, const float* got,
+                             const tut::Tolerance& tol);
+/// @}
+
+/// @name The fp32 ladder on CUDA cores (one file each)
+/// @{
+void launch_conv2d_v0_naive(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_conv2d_v1_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_conv2d_v2_register_tile(const ConvShape& s, const float* x, const float* w, float* y,
+                                    cudaStream_t stream);
+void launch_conv2d_v3_im2col_cublas(const ConvShape& s, const float* x, const float* w, float* y,
+                                    cudaStream_t stream);
+void launch_conv2d_v4_implicit_gemm(const ConvShape& s, const float* x, const float* w, float* y,
+                                    cudaStream_t stream);
+void launch_conv2d_v5_winograd(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+/// @}
+
+/// @name Tensor cores (sm_80 and later)
+/// @{
+void launch_conv2d_v6_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                               __nv_bfloat16* y, cudaStream_t stream);
+/// @}
+
+/// @name Shape limits of the versions that do not run everything
+/// @{
+/// v1's input tile with its halo must fit in 48 KiB of shared memory.
+std::string supports_v1(const ConvShape& s);
+/// v2's tiles must fit in 48 KiB of shared memory.
+std::string supports_v2(const ConvShape& s);
+/// v3's im2col matrix must fit in a few GiB, and cuBLAS takes int dimensions.
+std::string supports_v3(const ConvShape& s);
+/// v5: 3x3 filters with stride 1 only; the transformed tensors must fit in a few GiB.
+std::string supports_v5(const ConvShape& s);
+/// v6: C a multiple of 8 (16-byte cp.async rows of the input and the filter).
+std::string supports_v6(const ConvShape& s);
+/// The bytes of v3's im2col matrix for `s` (C R S x N P Q floats).
+double im2col_bytes(const ConvShape& s);
+/// The bytes of v5's transformed input and output (16 tiles' worth of C and of K values per 2x2 tile).
+double winograd_bytes(const ConvShape& s);
+/// @}
+
+/// @name cuDNN baselines (cudnn_baselines.cpp): the fastest algorithm cuDNN finds for the shape
+/// and layout, found once per shape (untimed: on the first call, the check before timing)
+/// @{
+void launch_cudnn_fp32_nchw(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_cudnn_fp32_nhwc(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_cudnn_bf16_nchw(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+                            cudaStream_t stream);
+void launch_cudnn_bf16_nhwc(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+                            cudaStream_t stream);
+/// "" if cuDNN can run `s`, else why not ("cuDNN not found", tensors above 2^31 elements, ...).
+std::string supports_cudnn(const ConvShape& s);
+/// The algorithm cuDNN chose for the last shape of a row ("IMPLICIT_PRECOMP_GEMM, 0 B workspace"),
+/// or "" if it has not run. `row` is the version name (e.g. "cudnn_fp32_nhwc").
+std::string cudnn_choice(const std::string& row);
+/// @}
+
+}  // namespace conv2d

@@ -1,0 +1,279 @@
+// GPU tests of chapter 07: every version (and the cuDNN baselines) against the CPU reference
+// over the shape sweep, at misaligned starts, on fresh seeds; the shapes each restricted version
+// rejects; Winograd's and bf16's accuracy; and one input above 2^31 elements ([large]).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+#include "common/random.hpp"
+#include "test_support.hpp"
+
+using namespace conv2d;
+using conv2d::testing::make;
+
+namespace {
+
+/// True if this GPU can run `v`; otherwise says why in the test log.
+bool runnable(const Version& v) {
+  if (tut::current_cc() >= v.info.min_cc) return true;
+  WARN(v.info.name << " skipped: needs sm_" << v.info.min_cc << ", this GPU is sm_" << tut::current_cc());
+  return false;
+}
+
+bool is_library(const Version& v) { return v.info.kind == tut::Kind::library; }
+
+}  // namespace
+
+TEST_CASE("every version matches the CPU reference over the shape sweep", "[conv2d][sweep]") {
+  // Versions without shape limits must run every shape; the others run what they support and
+  // must say why they skip the rest (checked in "[limits]").
+  std::size_t ran = 0;
+  for (const ConvShape& s : conv2d::testing::sweep_shapes()) {
+    const std::uint64_t seed = tut::testing::seed() + static_cast<std::uint64_t>(s.h * 131 + s.c);
+    for (Precision p : {Precision::fp32, Precision::bf16}) {
+      const conv2d::testing::Inputs in = conv2d::testing::make_inputs(s, p, seed);
+      const Reference ref = make_reference(s, in.x.data(), in.w.data(), seed);
+      for (const auto& v : versions()) {
+        if (v.kernel.precision != p || is_library(v) || tut::current_cc() < v.info.min_cc) continue;
+        if (!unsupported_reason(v, s).empty()) {
+          REQUIRE(v.supports != nullptr);
+          continue;
+        }
+        conv2d::testing::require_matches(v.kernel, v.info.name, s, in, ref);
+        ++ran;
+      }
+    }
+  }
+  REQUIRE(ran > 0);
+}
+
+TEST_CASE("every version is correct at misaligned starts (the vector paths fall back)", "[conv2d][misaligned]") {
+  // C % 8 == 0, K % 8 == 0, Q % 4 == 0: only the misalignment stops the 16-byte accesses. The
+  // bf16 version requires 16-byte aligned x and w (its launcher says so) and is left out.
+  const std::vector<ConvShape> shapes = {make(2, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1), make(1, 8, 9, 16, 24, 1, 1, 0, 0, 1, 1)};
+  const std::vector<conv2d::testing::Offsets> offsets = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {3, 2, 1}};
+  for (const auto& v : versions()) {
+    if (v.kernel.precision != Precision::fp32 || is_library(v)) continue;
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v)) {
+        for (const ConvShape& s : shapes) {
+          if (!unsupported_reason(v, s).empty()) continue;
+          for (const auto& off : offsets) conv2d::testing::require_correct(v.kernel, v.info.name, s, tut::testing::seed() + 3, off);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
+  const ConvShape s = make(2, 16, 13, 15, 20, 3, 3, 1, 1, 1, 1);
+  for (const auto& v : versions()) {
+    if (is_library(v)) continue;
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v)) {
+        for (std::uint64_t k = 1; k <= 3; ++k) {
+          conv2d::testing::require_correct(v.kernel, v.info.name, s, tut::testing::seed() * 7 + k);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("restricted versions reject what they cannot run, with a reason", "[conv2d][limits]") {
+  const ConvShape five = make(1, 8, 12, 12, 8, 5, 5, 2, 2, 1, 1);      // not 3x3
+  const ConvShape strided = make(1, 8, 12, 12, 8, 3, 3, 1, 1, 2, 2);   // stride 2
+  const ConvShape odd_c = make(1, 6, 12, 12, 8, 3, 3, 1, 1, 1, 1);     // C % 8 != 0
+  REQUIRE(supports_v5(five).find("3x3") != std::string::npos);
+  REQUIRE(supports_v5(strided).find("stride 1") != std::string::npos);
+  REQUIRE(supports_v6(odd_c).find("C % 8") != std::string::npos);
+  const ConvShape huge_filter = make(1, 1, 300, 300, 1, 200, 200, 0, 0, 1, 1);  // tile with halo > 48 KiB
+  REQUIRE_FALSE(supports_v1(huge_filter).empty());
+  REQUIRE_FALSE(supports_v2(huge_filter).empty());
+  // The launchers refuse too (never compute garbage), before touching any memory.
+  const conv2d::testing::Inputs in = conv2d::testing::make_inputs(five, Precision::fp32, 1);
+  tut::DeviceBuffer<float> x(in.x), w(in.w), y(static_cast<std::size_t>(five.output_elements()));
+  REQUIRE_THROWS_AS(launch_conv2d_v5_winograd(five, x.data(), w.data(), y.data(), nullptr), std::invalid_argument);
+  tut::DeviceBuffer<__nv_bfloat16> xb(static_cast<std::size_t>(odd_c.input_elements())),
+      wb(static_cast<std::size_t>(odd_c.filter_elements())), yb(static_cast<std::size_t>(odd_c.output_elements()));
+  REQUIRE_THROWS_AS(launch_conv2d_v6_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+  // An invalid shape: every launcher refuses it.
+  const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding
+  for (const auto& v : versions()) {
+    INFO(v.info.name);
+    if (v.kernel.precision == Precision::fp32) {
+      REQUIRE_THROWS_AS(v.kernel.f32(none, x.data(), w.data(), y.data(), nullptr), std::invalid_argument);
+    } else {
+      REQUIRE_THROWS_AS(v.kernel.bf16(none, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+    }
+  }
+}
+
+TEST_CASE("the cuDNN baselines match the CPU reference", "[conv2d][cudnn]") {
+  const std::vector<ConvShape> shapes = {
+      make(2, 3, 17, 19, 5, 3, 3, 1, 1, 1, 1),  make(3, 16, 15, 13, 24, 3, 3, 1, 1, 1, 1),
+      make(2, 5, 23, 29, 7, 7, 7, 3, 3, 2, 2),  make(1, 4, 20, 21, 6, 3, 5, 0, 2, 1, 1),
+      make(1, 64, 12, 12, 64, 3, 3, 1, 1, 1, 1), make(1, 6, 40, 30, 6, 6, 6, 0, 0, 1, 1)};
+  for (const auto& v : versions()) {
+    if (!is_library(v)) continue;
+    DYNAMIC_SECTION(v.info.name) {
+      const std::string why = supports_cudnn(shapes[0]);
+      if (!why.empty()) {
+        WARN(v.info.name << " skipped: " << why);
+      } else if (tut::testing::sanitizing()) {
+        WARN(v.info.name << " skipped under the sanitizers: they check our kernels, and cuDNN's search runs dozens");
+      } else if (runnable(v)) {
+        for (const ConvShape& s : shapes) conv2d::testing::require_correct(v.kernel, v.info.name, s, tut::testing::seed() + 11);
+        INFO(cudnn_choice(v.info.name));
+        REQUIRE_FALSE(cudnn_choice(v.info.name).empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("Winograd's and bf16's errors, next to the direct fp32 error", "[conv2d][precision]") {
+  // The [precision] numbers the chapter page quotes: v5's extra rounding against v4's (same
+  // data, same layout), and bf16's output rounding. Each must stay inside its own tolerance.
+  const ConvShape s = make(4, 64, 20, 20, 64, 3, 3, 1, 1, 1, 1);
+  const std::uint64_t seed = tut::testing::seed() + 5;
+  const conv2d::testing::Inputs in = conv2d::testing::make_inputs(s, Precision::fp32, seed);
+  const Reference ref = make_reference(s, in.x.data(), in.w.data(), seed);
+  double direct = -1.0, wino = -1.0;
+  for (const auto& v : versions()) {
+    if (v.info.name != "v4_implicit_gemm_nhwc" && v.info.name != "v5_winograd_nhwc") continue;
+    if (!runnable(v)) continue;
+    const std::vector<float> got = conv2d::testing::run_once(v.kernel, s, in);
+    const tut::Tolerance tol = tolerance(Precision::fp32, s.reduction(), v.kernel.winograd);
+    const tut::ErrorStats st = check_output(s, Layout::nhwc, ref, got.data(), tol);
+    INFO(st.describe(tol));
+    REQUIRE(st.passed(tol));
+    (v.kernel.winograd ? wino : direct) = st.rel_norm_error();
+  }
+  if (direct >= 0 && wino >= 0) {
+    WARN("relative norm error on " << shape_text(s) << ": direct (v4) " << direct << ", Winograd (v5) " << wino
+                                   << " (" << wino / std::max(direct, 1e-30) << "x)");
+    REQUIRE(wino < 1e-4);
+  }
+  // bf16: against the rounded inputs the error is the output rounding (~1e-3); the rounding of
+  // the inputs themselves (against the fp32 inputs) is larger, which is why the reference uses
+  // the rounded ones.
+  for (const auto& v : versions()) {
+    if (v.info.name != "v6_mma_bf16_nhwc" || !runnable(v)) continue;
+    const conv2d::testing::Inputs rounded = conv2d::testing::make_inputs(s, Precision::bf16, seed);
+    const Reference ref16 = make_reference(s, rounded.x.data(), rounded.w.data(), seed);
+    const std::vector<float> got = conv2d::testing::run_once(v.kernel, s, rounded);
+    const tut::Tolerance tol = tolerance(Precision::bf16, s.reduction(), false);
+    const tut::ErrorStats vs_rounded = check_output(s, Layout::nhwc, ref16, got.data(), tol);
+    const tut::ErrorStats vs_exact = check_output(s, Layout::nhwc, ref, got.data(), {1.0, 1.0, 0.0, "input rounding"});
+    WARN("v6 (bf16): relative norm error " << vs_rounded.rel_norm_error() << " against the rounded inputs, "
+                                            << vs_exact.rel_norm_error() << " against the fp32 inputs");
+    INFO(vs_rounded.describe(tol));
+    REQUIRE(vs_rounded.passed(tol));
+    REQUIRE(vs_exact.rel_norm_error() > vs_rounded.rel_norm_error());
+  }
+}
+
+namespace {
+
+/// The value a kernel sees for element i of an input made by fill_random_device (NCHW order).
+float input_value(std::uint64_t seed, std::size_t i, Precision p) {
+  const float v = tut::hash_uniform(seed, i, -1.0f, 1.0f);
+  return p == Precision::bf16 ? round_to_bf16(v) : v;
+}
+
+}  // namespace
+
+TEST_CASE("an input above 2^31 elements: no 32-bit index overflow", "[conv2d][large]") {
+  // 2 x 64 x 4100 x 4100 = 2.15e9 input elements; image 1's offsets pass 2^31 in both layouts.
+  const ConvShape s = make(2, 64, 4100, 4100, 8, 3, 3, 1, 1, 2, 2);
+  const std::size_t nx = static_cast<std::size_t>(s.input_elements()), nw = static_cast<std::size_t>(s.filter_elements()),
+                    ny = static_cast<std::size_t>(s.output_elements());
+  const double needed = 4.0 * nx * 2 + 2.0 * nx + 8.0 * ny + (1u << 30);
+  if (tut::testing::sanitizing() || static_cast<double>(tut::testing::free_device_bytes()) < needed) {
+    tut::testing::skip_run("the [large] case needs " + std::to_string(static_cast<long long>(needed / 1e9)) +
+                           " GB of free GPU memory (and no sanitizer)");
+    return;
+  }
+  const std::uint64_t seed = tut::testing::seed(), sx = tut::derive_seed(seed, 0), sw = tut::derive_seed(seed, 1);
+  tut::DeviceBuffer<float> x(nx), w(nw), x_nhwc(nx), w_krsc(nw), y(ny);
+  tut::fill_random_device(x.data(), nx, sx, -1.0f, 1.0f);
+  tut::fill_random_device(w.data(), nw, sw, -1.0f, 1.0f);
+  to_channels_last_device(x.data(), x_nhwc.data(), s.n, s.c, s.h * s.w, nullptr);
+  to_channels_last_device(w.data(), w_krsc.data(), s.k, s.c, s.r * s.s, nullptr);
+  tut::DeviceBuffer<__nv_bfloat16> xb(nx), wb(nw), yb(ny);
+  to_bf16_device(x_nhwc.data(), xb.data(), static_cast<std::int64_t>(nx), nullptr);
+  to_bf16_device(w_krsc.data(), wb.data(), static_cast<std::int64_t>(nw), nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  // Outputs to check: every channel of the last output row of image 1 (inputs near the end of
+  // x), of its middle row, of 64 random pixels of image 1, and of the first row of image 0.
+  const std::int64_t P = s.p(), Q = s.q();
+  std::vector<std::size_t> checked;
+  for (std::int64_t k = 0; k < s.k; ++k) {
+    for (std::int64_t q = 0; q < Q; ++q) {
+      checked.push_back(canonical_index(s, 1, k, P - 1, q));
+      checked.push_back(canonical_index(s, 1, k, P / 2, q));
+      checked.push_back(canonical_index(s, 0, k, 0, q));
+    }
+    for (std::uint64_t i = 0; i < 64; ++i) {
+      const std::uint64_t h = tut::mix64(seed + i);
+      checked.push_back(canonical_index(s, 1, k, static_cast<std::int64_t>(h % P), static_cast<std::int64_t>((h >> 32) % Q)));
+    }
+  }
+  std::sort(checked.begin(), checked.end());
+  checked.erase(std::unique(checked.begin(), checked.end()), checked.end());
+
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    std::vector<double> expected(checked.size());
+    tut::parallel_check(checked.size(), [&](std::size_t begin, std::size_t end, tut::ErrorStats&) {
+      for (std::size_t j = begin; j < end; ++j) {
+        const std::size_t i = checked[j];
+        const std::int64_t q = i % Q, pp = i / Q % P, k = i / (Q * P) % s.k, n = i / (Q * P * s.k);
+        double acc = 0.0;
+        for (std::int64_t c = 0; c < s.c; ++c)
+          for (std::int64_t r = 0; r < s.r; ++r)
+            for (std::int64_t t = 0; t < s.s; ++t) {
+              const std::int64_t h = pp * s.stride_h - s.pad_h + r, col = q * s.stride_w - s.pad_w + t;
+              if (h < 0 || h >= s.h || col < 0 || col >= s.w) continue;
+              acc += static_cast<double>(input_value(sx, static_cast<std::size_t>(((n * s.c + c) * s.h + h) * s.w + col), p)) *
+                     static_cast<double>(input_value(sw, static_cast<std::size_t>(((k * s.c + c) * s.r + r) * s.s + t), p));
+            }
+        expected[j] = acc;
+      }
+    });
+    for (const auto& v : versions()) {
+      if (v.kernel.precision != p || tut::current_cc() < v.info.min_cc) continue;
+      const std::string why = unsupported_reason(v, s);
+      if (!why.empty()) {
+        WARN(v.info.name << " skips the [large] case: " << why);
+        continue;
+      }
+      INFO(v.info.name << " on " << shape_text(s));
+      const bool nchw = v.kernel.layout == Layout::nchw;
+      std::vector<float> got(ny);
+      if (p == Precision::bf16) {
+        REQUIRE_FALSE(nchw);  // the bf16 inputs exist in NHWC only here
+        yb.poison();
+        v.kernel.bf16(s, xb.data(), wb.data(), yb.data(), nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<__nv_bfloat16> host = yb.to_host();
+        for (std::size_t i = 0; i < ny; ++i) got[i] = __bfloat162float(host[i]);
+      } else {
+        y.poison();
+        v.kernel.f32(s, nchw ? x.data() : x_nhwc.data(), nchw ? w.data() : w_krsc.data(), y.data(), nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        got = y.to_host();
+      }
+      const tut::Tolerance tol = tolerance(p, s.reduction(), v.kernel.winograd);
+      const tut::ErrorStats st = tut::parallel_check(checked.size(), [&](std::size_t begin, std::size_t end, tut::ErrorStats& e) {
+        for (std::size_t j = begin; j < end; ++j) e.add(checked[j], got[output_offset(s, v.kernel.layout, checked[j])], expected[j], tol);
+      });
+      INFO(st.describe(tol, [&s](std::size_t i) { return format_index(s, i); }));
+      CHECK(st.passed(tol));
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/// @file
+/// @brief v4: implicit GEMM on CUDA cores (NHWC, KRSC, fp32): im2col addresses computed by the
+/// tile loader, chapter 06's block / warp / thread tiles, a cp.async pipeline, split-K.
+#include "conv2d.hpp"
+#include "implicit_gemm.cuh"
+
+namespace conv2d {
+
+/// @brief v4: implicit GEMM on CUDA cores, in NHWC.
+///
+/// **Idea.** v3 showed that a convolution is a GEMM, Y (N P Q x K) = A (N P Q x C R S) B^T, and
+/// what writing A out costs. Do not write it: let the GEMM's tile loader compute where each
+/// element of an A tile lives in the input, (n, p stride - pad + r, q stride - pad + s, c) for
+/// row (n, p, q) and column (r, s, c), and fetch it from there (zeros in the padding). The
+/// matrix A then exists only as tiles in shared memory. In NHWC the C channels of a pixel are
+/// contiguous, so a column range of A within one (r, s) is one contiguous run of the input: a
+/// 16-byte cp.async copies four of them (C % 4 == 0; otherwise 4-byte copies), and the filter
+/// in KRSC is B's rows as they are. The rest is chapter 06: 128 x 64 (or 128 x 128) block tiles,
+/// 32 x 64 warp tiles, 8 x 8 thread tiles, a 4-stage cp.async pipeline.
+///
+/// **Changed since v3.** No im2col matrix (v3 wrote and read 9x the input for a 3x3 filter), no
+/// separate copy kernel, and our own GEMM: the tile loader knows the convolution. The layout
+/// changes to NHWC (v0-v3 are NCHW), because contiguous channels make the loader's copies wide.
+/// When N P Q is too short to give every SM two blocks (14x14 and 28x28 layers), the reduction
+/// is split over more blocks (split-K) that add their partial tiles into y.
+///
+/// **What is still wrong.** Each thread's copies of A need an address and four bounds checks per
+/// 16-byte word (about a dozen integer instructions), and with 64 output channels a block's tile
+/// is short in K: per FFMA, 1/64 of a word copy. The FFMA pipe is the roof, and the 3x3 layers
+/// spend 9 multiply-adds per output and input channel on it: v5 changes the maths.
+///
+/// **Predicted.** 30-40 TFLOP/s on the 3x3 and 1x1 layers (chapter 06's v7 with this tile shape
+/// reached 38), 2-3x v3; the 7x7 stem layer (C = 3) and the 6-channel image take the 4-byte path
+/// and waste most of the 64-wide tile (K = 6), so v2 stays ahead there.
+///
+/// **Measured.** See the chapter page's table.
+void launch_conv2d_v4_implicit_gemm(const ConvShape& s, const float* x, const float* w, float* y,
+                                    cudaStream_t stream) {
+  require_valid(s, "v4_implicit_gemm_nhwc");
+  const std::int64_t out = s.output_elements();
+  if (s.k <= 64) {
+    launch_implicit_gemm<NarrowTiles>(s, 1, 0, 0, out, x, w, y, stream);
+  } else {
+    launch_implicit_gemm<WideTiles>(s, 1, 0, 0, out, x, w, y, stream);
+  }
+}
+
+}  // namespace conv2d

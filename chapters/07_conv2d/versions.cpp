@@ -1,0 +1,59 @@
+// The registry of chapter 07: the only list of versions (executable, --list, tests, JSON).
+#include <cuda_runtime.h>
+
+#include "common/check.hpp"
+#include "conv2d.hpp"
+
+namespace conv2d {
+
+const std::vector<Version>& versions() {
+  using tut::Kind;
+  constexpr Precision fp32 = Precision::fp32, bf16 = Precision::bf16;
+  constexpr Layout nchw = Layout::nchw, nhwc = Layout::nhwc;
+  // max_flops: above it the executable reports "too slow at this size" to keep the default run
+  // short; the tests run every version at every size.
+  static const std::vector<Version> list = {
+      {{"v0_naive_nchw", "[NCHW fp32] one thread per output, every operand from global memory", 75, Kind::ours},
+       {fp32, nchw, launch_conv2d_v0_naive, nullptr, false}, nullptr, 1e10},
+      {{"v1_smem_tile_nchw", "[NCHW fp32] 16x16 output tile per block; input tile with halo and filter taps in shared memory",
+        75, Kind::ours},
+       {fp32, nchw, launch_conv2d_v1_smem_tile, nullptr, false}, supports_v1, 2e10},
+      {{"v2_register_tile_nchw", "[NCHW fp32] 8 output channels x 8 outputs of a row per thread, from shared tiles", 75,
+        Kind::ours},
+       {fp32, nchw, launch_conv2d_v2_register_tile, nullptr, false}, supports_v2, 0.0},
+      {{"v3_im2col_cublas_nchw", "[NCHW fp32] im2col matrix written out, then cuBLAS SGEMM (batched over N)", 75,
+        Kind::ours},
+       {fp32, nchw, launch_conv2d_v3_im2col_cublas, nullptr, false}, supports_v3, 0.0},
+      {{"v4_implicit_gemm_nhwc", "[NHWC fp32] implicit GEMM: im2col addresses in the tile loader, 128x64 tiles, cp.async, split-K",
+        80, Kind::ours},
+       {fp32, nhwc, launch_conv2d_v4_implicit_gemm, nullptr, false}, nullptr, 0.0},
+      {{"v5_winograd_nhwc", "[NHWC fp32] Winograd F(2x2,3x3): transforms + v4's kernel as 16 batched 1x1 GEMMs", 80,
+        Kind::ours},
+       {fp32, nhwc, launch_conv2d_v5_winograd, nullptr, true}, supports_v5, 0.0},
+      {{"v6_mma_bf16_nhwc", "[NHWC bf16] implicit GEMM on tensor cores: mma.sync m16n8k16, ldmatrix, swizzle, 4 cp.async stages",
+        80, Kind::ours},
+       {bf16, nhwc, nullptr, launch_conv2d_v6_mma_bf16, false}, supports_v6, 0.0},
+      {{"cudnn_fp32_nchw", "[NCHW fp32] cuDNN forward, FMA math (no TF32), fastest algorithm found", 75, Kind::library},
+       {fp32, nchw, launch_cudnn_fp32_nchw, nullptr, false}, supports_cudnn, 0.0},
+      {{"cudnn_fp32_nhwc", "[NHWC fp32] cuDNN forward, FMA math (no TF32), fastest algorithm found", 75, Kind::library},
+       {fp32, nhwc, launch_cudnn_fp32_nhwc, nullptr, false}, supports_cudnn, 0.0},
+      {{"cudnn_bf16_nchw", "[NCHW bf16] cuDNN forward, tensor-op math, fp32 accumulation, fastest algorithm found", 80,
+        Kind::library},
+       {bf16, nchw, nullptr, launch_cudnn_bf16_nchw, false}, supports_cudnn, 0.0},
+      {{"cudnn_bf16_nhwc", "[NHWC bf16] cuDNN forward, tensor-op math, fp32 accumulation, fastest algorithm found", 80,
+        Kind::library},
+       {bf16, nhwc, nullptr, launch_cudnn_bf16_nhwc, false}, supports_cudnn, 0.0},
+  };
+  return list;
+}
+
+int sm_count() {
+  static int cached[64] = {};
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) dev = 0;
+  if (cached[dev] == 0) CUDA_CHECK(cudaDeviceGetAttribute(&cached[dev], cudaDevAttrMultiProcessorCount, dev));
+  return cached[dev];
+}
+
+}  // namespace conv2d
