@@ -145,8 +145,12 @@ void add_common_options(Cli& cli, CommonOptions& o) {
   cli.add_flag("--list", "list the versions (name, kind, minimum GPU, idea) and exit", &o.list);
   cli.add_list("--version", "NAME", "run only this version (repeatable; default: all but the exercise)",
                &o.versions);
-  cli.add_int("--reps", "N", "timed repetitions per version (median reported)", &o.reps, 1, 100000);
-  cli.add_int("--warmup", "N", "untimed runs before timing", &o.warmup, 0, 1000);
+  cli.add_int("--reps", "N",
+              "timed repetitions per version (median reported; default 20, fewer but at least 5 for a version "
+              "whose 20 runs would take over 2 s)",
+              &o.reps, 1, 100000);
+  cli.add_int("--warmup", "N", "untimed runs before timing (default 3; 1 for a run that takes over 0.1 s)",
+              &o.warmup, 0, 1000);
   cli.add_flag("--check-only", "check correctness against the CPU reference, do not time", &o.check_only);
   cli.add_flag("--sweep", "run the chapter's size sweep instead of one problem", &o.sweep);
   cli.add_string("--json", "FILE", "write all results as JSON", &o.json);

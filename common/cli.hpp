@@ -67,6 +67,9 @@ struct CommonOptions {
   std::vector<std::string> versions;  ///< --version NAME (repeatable; empty: all but the exercise)
   std::int64_t reps = 20;             ///< --reps
   std::int64_t warmup = 3;            ///< --warmup
+  /// Milliseconds of timed repetitions a slow version may take: it gets fewer repetitions (at
+  /// least 5) and one warm-up. Set to 0 (no budget) when --reps or --warmup is given.
+  double time_budget_ms = 2000.0;
   bool check_only = false;            ///< --check-only
   bool sweep = false;                 ///< --sweep
   std::string json;                   ///< --json FILE

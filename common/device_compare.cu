@@ -75,6 +75,31 @@ __global__ void compare_kernel(const float* got, const double* expected, const d
   }
 }
 
+/// gathered[k] = array[index[k]].
+__global__ void gather_kernel(const float* array, const std::size_t* index, std::size_t count, float* gathered) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride) {
+    gathered[k] = array[index[k]];
+  }
+}
+
+/// `value(i)` for i in [0, n) on the CPU's threads.
+std::vector<double> compute_parallel(std::size_t n, const std::function<double(std::size_t)>& value) {
+  std::vector<double> out(n);
+  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t workers = n < (std::size_t{1} << 16) ? 1 : std::min<std::size_t>(hw, 32);
+  const std::size_t per = (n + workers - 1) / workers;
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers; ++w) {
+    const std::size_t begin = std::min(n, w * per), end = std::min(n, (w + 1) * per);
+    threads.emplace_back([&, begin, end] {
+      for (std::size_t i = begin; i < end; ++i) out[i] = value(i);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return out;
+}
+
 }  // namespace
 
 DeviceReference::DeviceReference(const std::vector<double>& expected, const std::vector<double>& atol)
@@ -86,22 +111,11 @@ DeviceReference::DeviceReference(const std::vector<double>& expected, const std:
 }
 
 DeviceReference DeviceReference::compute(std::size_t n, const std::function<double(std::size_t)>& value) {
-  std::vector<double> expected(n);
-  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = n < (std::size_t{1} << 16) ? 1 : std::min<std::size_t>(hw, 32);
-  const std::size_t per = (n + workers - 1) / workers;
-  std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < workers; ++w) {
-    const std::size_t begin = std::min(n, w * per), end = std::min(n, (w + 1) * per);
-    threads.emplace_back([&, begin, end] {
-      for (std::size_t i = begin; i < end; ++i) expected[i] = value(i);
-    });
-  }
-  for (auto& t : threads) t.join();
-  return DeviceReference(expected);
+  return DeviceReference(compute_parallel(n, value));
 }
 
-ErrorStats DeviceReference::check(const float* got, const Tolerance& tol, cudaStream_t stream) const {
+ErrorStats DeviceReference::check(const float* got, const Tolerance& tol, cudaStream_t stream,
+                                  const std::vector<std::size_t>* report_index) const {
   const std::size_t n = size();
   DeviceBuffer<DeviceTotals> totals(1);
   CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, sizeof(DeviceTotals), stream));
@@ -129,9 +143,27 @@ ErrorStats DeviceReference::check(const float* got, const Tolerance& tol, cudaSt
     Tolerance each = tol;
     for (std::size_t i = begin; i < end; ++i) {
       if (!host_atol.empty()) each.atol = host_atol[i];
-      s.add(i, static_cast<double>(host_got[i]), host_expected[i], each);
+      s.add(report_index != nullptr ? (*report_index)[i] : i, static_cast<double>(host_got[i]), host_expected[i],
+            each);
     }
   });
+}
+
+DeviceSampleReference::DeviceSampleReference(std::vector<std::size_t> index,
+                                             const std::function<double(std::size_t)>& expected)
+    : index_(std::move(index)),
+      device_index_(index_),
+      reference_(compute_parallel(index_.size(), [&](std::size_t k) { return expected(index_[k]); })),
+      gathered_(index_.size()) {}
+
+ErrorStats DeviceSampleReference::check(const float* array, const Tolerance& tol, cudaStream_t stream) const {
+  const std::size_t count = size();
+  if (count > 0) {
+    const unsigned blocks = grid_stride_blocks(gather_kernel, static_cast<std::int64_t>(count), kThreads, kThreads);
+    gather_kernel<<<blocks, kThreads, 0, stream>>>(array, device_index_.data(), count, gathered_.data());
+    CUDA_CHECK_LAUNCH();
+  }
+  return reference_.check(gathered_.data(), tol, stream, &index_);
 }
 
 }  // namespace tut

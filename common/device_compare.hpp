@@ -41,12 +41,38 @@ class DeviceReference {
   /// Compares the `size()` floats at device address `got` with the reference, on `stream`
   /// (synchronizes). Equivalent to downloading `got` and calling tut::compare() (or
   /// ErrorStats::add() per element with the per-element atol); the returned stats carry the
-  /// worst elements only when the check failed.
-  ErrorStats check(const float* got, const Tolerance& tol, cudaStream_t stream = nullptr) const;
+  /// worst elements only when the check failed. `report_index`, if given, names the index a
+  /// failure reports for element i (a sample's position in the whole array).
+  ErrorStats check(const float* got, const Tolerance& tol, cudaStream_t stream = nullptr,
+                   const std::vector<std::size_t>* report_index = nullptr) const;
 
  private:
   DeviceBuffer<double> expected_;
   DeviceBuffer<double> atol_;
+};
+
+/// A reference for a sample of a huge device array (the [large] tests: > 2^31 elements): the
+/// expected values of the elements at `index`, computed once on the CPU's threads; check()
+/// gathers those elements on the GPU and compares there, so checking many versions costs one
+/// gather each instead of a download and a CPU pass each.
+class DeviceSampleReference {
+ public:
+  /// `index`: positions in the array (each < the array's length); `expected(i)`: the value the
+  /// element at position i must hold.
+  DeviceSampleReference(std::vector<std::size_t> index, const std::function<double(std::size_t)>& expected);
+
+  /// Number of sampled elements.
+  std::size_t size() const { return index_.size(); }
+
+  /// Gathers the sampled elements of the device array `array` and compares them (synchronizes);
+  /// a failure reports positions in `array`.
+  ErrorStats check(const float* array, const Tolerance& tol, cudaStream_t stream = nullptr) const;
+
+ private:
+  std::vector<std::size_t> index_;
+  DeviceBuffer<std::size_t> device_index_;
+  DeviceReference reference_;
+  mutable DeviceBuffer<float> gathered_;
 };
 
 }  // namespace tut

@@ -120,6 +120,7 @@ bool Session::measure(const Candidate& c, const std::string& chapter) {
     TimingOptions t;
     t.warmup = static_cast<int>(options_.warmup);
     t.reps = static_cast<int>(options_.reps);
+    t.budget_ms = options_.time_budget_ms;
     row.time = time_on_stream(c.run, t, stream_, flusher_.get(), c.before_each);
     const ErrorStats after = c.check();
     if (!after.passed(c.tolerance)) {
@@ -191,7 +192,11 @@ int chapter_main(Chapter& chapter, int argc, const char* const* argv) {
     Cli cli(name, chapter.description());
     add_common_options(cli, options);
     chapter.add_options(cli);
-    cli.parse(argc, argv);
+    const std::vector<std::string> given = cli.parse(argc, argv);
+    if (std::find(given.begin(), given.end(), "--reps") != given.end() ||
+        std::find(given.begin(), given.end(), "--warmup") != given.end()) {
+      options.time_budget_ms = 0.0;  // asked for: exactly that many runs
+    }
     if (options.help) {
       std::cout << cli.help();
       return kExitOk;

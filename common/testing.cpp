@@ -119,18 +119,27 @@ std::string GuardedBuffer::check_guards() const {
   return "";
 }
 
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t dense_from, std::size_t run, std::size_t pitch) {
+  if (run == 0 || run > pitch) throw std::invalid_argument("sample_indices: need 0 < run <= pitch");
+  dense_from = std::min(dense_from, n);
+  const std::size_t rows = dense_from / pitch;  // runs [k * pitch, k * pitch + run), all below dense_from
+  std::vector<std::size_t> index;
+  index.reserve(rows * run + (n - dense_from));
+  for (std::size_t k = 0; k < rows; ++k)
+    for (std::size_t j = 0; j < run; ++j) index.push_back(k * pitch + j);
+  for (std::size_t i = dense_from; i < n; ++i) index.push_back(i);
+  return index;
+}
+
 DeviceSample sample_device_array(const float* device, std::size_t n, std::size_t dense_from, std::size_t run,
                                  std::size_t pitch) {
   if (run == 0 || run > pitch) throw std::invalid_argument("sample_device_array: need 0 < run <= pitch");
   DeviceSample s;
+  s.index = sample_indices(n, dense_from, run, pitch);
   dense_from = std::min(dense_from, n);
-  const std::size_t rows = dense_from / pitch;  // runs [k * pitch, k * pitch + run), all below dense_from
+  const std::size_t rows = dense_from / pitch;
   const std::size_t sparse = rows * run;
-  s.value.resize(sparse + (n - dense_from));
-  s.index.reserve(s.value.size());
-  for (std::size_t k = 0; k < rows; ++k)
-    for (std::size_t j = 0; j < run; ++j) s.index.push_back(k * pitch + j);
-  for (std::size_t i = dense_from; i < n; ++i) s.index.push_back(i);
+  s.value.resize(s.index.size());
   if (rows > 0) {
     CUDA_CHECK(cudaMemcpy2D(s.value.data(), run * sizeof(float), device, pitch * sizeof(float), run * sizeof(float),
                             rows, cudaMemcpyDeviceToHost));

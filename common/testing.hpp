@@ -98,6 +98,9 @@ struct DeviceSample {
   std::vector<float> value;        ///< their values
 };
 
+/// The positions of that sample of [0, n), in increasing order. Requires 0 < run <= pitch.
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t dense_from, std::size_t run, std::size_t pitch);
+
 /// Downloads that sample of `device[0, n)` (one pitched 2-D copy plus one contiguous copy).
 /// Requires run <= pitch.
 DeviceSample sample_device_array(const float* device, std::size_t n, std::size_t dense_from, std::size_t run,

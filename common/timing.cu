@@ -49,16 +49,32 @@ class Event {
 TimingStats time_on_stream(const StreamWork& work, const TimingOptions& options, cudaStream_t stream,
                            L2Flusher* flusher, const StreamWork& before_each) {
   if (options.reps < 1) throw std::invalid_argument("time_on_stream: reps must be at least 1");
+  int reps = options.reps;
   for (int i = 0; i < options.warmup; ++i) {
     if (before_each) before_each(stream);
+    if (i == 0 && options.budget_ms > 0.0) {
+      // The first warm-up, timed: how long is one run? (A cold run: an overestimate, if anything.)
+      Event first_start, first_stop;
+      CUDA_CHECK(cudaEventRecord(first_start.get(), stream));
+      work(stream);
+      CUDA_CHECK(cudaEventRecord(first_stop.get(), stream));
+      CUDA_CHECK(cudaEventSynchronize(first_stop.get()));
+      float ms = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, first_start.get(), first_stop.get()));
+      if (ms * reps > options.budget_ms) {
+        reps = std::max(std::min(options.min_reps, options.reps), static_cast<int>(options.budget_ms / ms));
+      }
+      if (ms > options.budget_ms / 20.0) break;  // one long run warms everything up
+      continue;
+    }
     work(stream);
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   // All repetitions are enqueued back to back, each between its own pair of events; the host
   // waits once at the end, so no host latency leaks into the measurement.
-  std::vector<Event> start(options.reps), stop(options.reps);
-  for (int i = 0; i < options.reps; ++i) {
+  std::vector<Event> start(reps), stop(reps);
+  for (int i = 0; i < reps; ++i) {
     if (before_each) before_each(stream);
     if (flusher != nullptr && options.flush_l2) flusher->flush(stream);
     CUDA_CHECK(cudaEventRecord(start[i].get(), stream));
@@ -67,8 +83,8 @@ TimingStats time_on_stream(const StreamWork& work, const TimingOptions& options,
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  std::vector<double> samples(options.reps);
-  for (int i = 0; i < options.reps; ++i) {
+  std::vector<double> samples(reps);
+  for (int i = 0; i < reps; ++i) {
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start[i].get(), stop[i].get()));
     samples[i] = ms;

@@ -34,8 +34,15 @@ TimingStats summarize(std::vector<double> samples_ms);
 /// How many runs to do.
 struct TimingOptions {
   int warmup = 3;        ///< untimed runs before timing
-  int reps = 20;         ///< timed runs
+  int reps = 20;         ///< timed runs (at most)
   bool flush_l2 = true;  ///< evict L2 before each timed run
+  /// If > 0: a version so slow that `reps` runs would take longer than this many milliseconds
+  /// gets fewer repetitions, as many as fit in it but at least `min_reps`, and only one warm-up
+  /// if that one took over `budget_ms / 20` (the clocks and caches are warm by then). The
+  /// first warm-up run, timed with events, gives the estimate. Keeps a naive version at
+  /// 0.5 s per run from taking half a minute of a chapter's run.
+  double budget_ms = 0.0;
+  int min_reps = 5;  ///< the fewest repetitions a budget leaves
 };
 
 /// Evicts the L2 cache by writing a buffer twice its size (untimed, on the given stream).
@@ -54,7 +61,8 @@ class L2Flusher {
 using StreamWork = std::function<void(cudaStream_t)>;
 
 /// Times `work` on `stream`. `before_each` (optional, untimed) runs before every repetition,
-/// e.g. to restore an output that the work accumulates into. `flusher` may be null.
+/// e.g. to restore an output that the work accumulates into. `flusher` may be null. The
+/// returned `reps` says how many repetitions were timed (fewer than options.reps under a budget).
 TimingStats time_on_stream(const StreamWork& work, const TimingOptions& options, cudaStream_t stream,
                            L2Flusher* flusher = nullptr, const StreamWork& before_each = {});
 

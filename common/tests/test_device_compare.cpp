@@ -118,3 +118,26 @@ TEST_CASE("compute() fills the reference from a function of the index", "[device
   REQUIRE(ref.size() == n);
   REQUIRE(ref.check(got.data(), exact).passed(exact));
 }
+
+TEST_CASE("a sampled reference gathers on the GPU and reports positions in the whole array", "[device_compare]") {
+  const std::size_t n = 1 << 20;
+  std::vector<float> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = 0.25f * static_cast<float>(i % 4099);  // exact in float
+  tut::DeviceBuffer<float> array(host);
+  const std::vector<std::size_t> index = tut::testing::sample_indices(n, n - 5000, 64, 4096);
+  REQUIRE(index.size() == (n - 5000) / 4096 * 64 + 5000);
+  const tut::DeviceSampleReference ref(index, [](std::size_t i) { return 0.25 * static_cast<double>(i % 4099); });
+  const tut::Tolerance exact{0.0, 0.0, 0.0, "test: exact"};
+  const tut::ErrorStats good = ref.check(array.data(), exact);
+  REQUIRE(good.passed(exact));
+  REQUIRE(good.count() == index.size());
+  // A wrong element inside the sample fails, reported at its position in the array ...
+  host[4096 * 7 + 3] = -1.0f;
+  // ... and one outside the sample (between two runs) is not looked at.
+  host[4096 * 9 + 100] = -1.0f;
+  array.copy_from(host);
+  const tut::ErrorStats bad = ref.check(array.data(), exact);
+  REQUIRE_FALSE(bad.passed(exact));
+  REQUIRE(bad.over_tolerance() == 1);
+  REQUIRE(bad.worst().front().index == 4096 * 7 + 3);
+}
