@@ -170,7 +170,7 @@ TEST_CASE("tolerances: fp32 < Winograd < bf16, and they grow with the reduction"
 TEST_CASE("Winograd F(2x2,3x3) transforms reproduce the direct 2x2 outputs", "[conv2d][winograd]") {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const auto dv = tut::random_floats(16, seed), gv = tut::random_floats(9, seed + 100);
-    float d[16], g[9], u[16], v[16], m[16], y[4];
+    float d[16] = {}, g[9] = {}, u[16] = {}, v[16] = {}, m[16] = {}, y[4] = {};
     std::copy(dv.begin(), dv.end(), d);
     std::copy(gv.begin(), gv.end(), g);
     winograd::filter_transform(g, u);
