@@ -1,0 +1,263 @@
+/// @file
+/// @brief Chapter 08 (attention): declarations shared by the versions, the executable and the tests.
+///
+/// Every version computes scaled dot-product attention, forward:
+///
+///     O = softmax(Q K^T * scale [+ causal mask]) V,   lse = logsumexp of each row of Q K^T * scale
+///
+/// with Q [B, H, Sq, D], K and V [B, H, Sk, D], O [B, H, Sq, D] and lse [B, H, Sq], all contiguous
+/// (the layout torch.nn.functional.scaled_dot_product_attention takes), scale = 1 / sqrt(D).
+/// The registry, versions(), is the only list of versions: the executable, --list, the tests and
+/// the JSON all iterate it.
+///
+/// **The causal mask, Sq != Sk.** Bottom-right aligned, as in FlashAttention-2: query i sees key
+/// j if and only if j <= i + (Sk - Sq). With Sq = Sk that is the usual j <= i; with Sq < Sk
+/// (decoding a few new queries against a long cache) every query sees the whole prefix; with
+/// Sq > Sk the first Sq - Sk queries see no key at all.
+///
+/// **Rows that see no key** (only possible with the causal mask and Sq > Sk) have no softmax. We
+/// define their output as O = 0 and lse = -inf (the empty sum's log), as FlashAttention does;
+/// every version and the reference agree, and the tests check it exactly.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/report.hpp"
+
+/// Chapter 08: scaled dot-product attention, from three kernels to a FlashAttention-2-class fused kernel.
+namespace attention {
+
+/// The problem: B x H independent heads, each Sq queries against Sk keys of dimension D.
+struct Shape {
+  std::int64_t b = 1;    ///< batch
+  std::int64_t h = 1;    ///< heads
+  std::int64_t sq = 1;   ///< queries per head (rows of Q and O)
+  std::int64_t sk = 1;   ///< keys (and values) per head
+  std::int64_t d = 64;   ///< head dimension
+  bool causal = false;   ///< bottom-right causal mask (see the file comment)
+
+  /// B x H: the number of independent heads.
+  std::int64_t heads() const { return b * h; }
+  /// 1 / sqrt(D), the default of every framework.
+  float scale() const { return 1.0f / std::sqrt(static_cast<float>(d)); }
+  /// Query i sees keys j <= i + causal_offset() (causal only).
+  std::int64_t causal_offset() const { return sk - sq; }
+};
+
+/// How many keys query row `i` sees: Sk without the mask; with it, clamp(i + Sk - Sq + 1, 0, Sk).
+/// Query i sees exactly the keys 0 .. visible_keys(i) - 1.
+__host__ __device__ inline std::int64_t visible_keys(std::int64_t i, std::int64_t sq, std::int64_t sk, bool causal) {
+  if (!causal) return sk;
+  const std::int64_t n = i + sk - sq + 1;
+  return n < 0 ? 0 : (n > sk ? sk : n);
+}
+
+/// How many tiles of `bc` keys the query rows [row0, row0 + rows) of a head must visit: all
+/// ceil(Sk / bc) without the mask; with it, up to the last key the last of these rows sees (0 if
+/// none sees any). Tiles after that are masked for every row: the fused versions never visit them.
+__host__ __device__ inline int key_tiles(int row0, int rows, int sq, int sk, bool causal, int bc) {
+  long long keys = sk;
+  if (causal) keys = visible_keys(static_cast<long long>(row0) + rows - 1, sq, sk, true);
+  return static_cast<int>((keys + bc - 1) / bc);
+}
+
+/// "B4 H16 Sq1024 Sk1024 D64 causal" (Sq = Sk is written once: "S1024").
+std::string shape_text(const Shape& s);
+
+/// What a version's inputs are: which table it appears in, and its tolerance.
+enum class Precision {
+  fp32,  ///< fp32 Q, K, V, O; fp32 arithmetic on the CUDA cores
+  bf16,  ///< bf16 Q, K, V, O; fp32 accumulation and fp32 softmax on the tensor cores
+};
+
+/// "fp32" or "bf16" (also the JSON `dtype`).
+const char* precision_name(Precision p);
+
+/// Runs attention on fp32 tensors, enqueued on `stream`. `lse` receives B*H*Sq floats. `workspace`
+/// points to Version::workspace_bytes(s) bytes (null when a version needs none).
+using LaunchF32 = void (*)(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+                           void* workspace, cudaStream_t stream);
+/// The same on bf16 tensors (lse stays fp32).
+using LaunchBF16 = void (*)(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                            __nv_bfloat16* o, float* lse, void* workspace, cudaStream_t stream);
+
+/// Something that computes attention: its precision and the launcher of that precision.
+struct Kernel {
+  Precision precision = Precision::fp32;  ///< fp32 uses `f32`, bf16 uses `bf16`
+  LaunchF32 f32 = nullptr;                ///< launcher for fp32 tensors (else null)
+  LaunchBF16 bf16 = nullptr;              ///< launcher for bf16 tensors (else null)
+};
+
+/// A registered version.
+struct Version {
+  tut::VersionInfo info;  ///< name, one-line idea, minimum GPU, kind
+  Kernel kernel;          ///< how to run it
+  /// The executable skips problems of more FLOPs than this ("too slow at this size"); 0: no cap.
+  /// Only a time budget for the default run: every version is correct at every size.
+  double max_flops = 0.0;
+  /// Non-empty: why this version does not run `s` (an unsupported head dimension, ...). Null: runs any shape.
+  std::string (*unsupported)(const Shape& s) = nullptr;
+  /// Device scratch memory the version needs for `s` (the score matrix of the unfused paths). Null: none.
+  double (*workspace_bytes)(const Shape& s) = nullptr;
+};
+
+/// The registry: every version and library baseline of the chapter, in table order.
+const std::vector<Version>& versions();
+
+/// @name Counting
+/// @{
+
+/// The (query, key) pairs that are not masked, over all heads: B H Sq Sk without the mask; with
+/// it, the sum of visible_keys(i) (S (S + 1) / 2 per head when Sq = Sk = S).
+double visible_pairs(const Shape& s);
+
+/// The canonical FLOP count: 4 D per visible pair (2 D for a score, 2 D for its share of P V),
+/// i.e. 4 B H Sq Sk D without the mask and about half of that with it. Softmax work is not counted.
+double attention_flops(const Shape& s);
+
+/// Minimum traffic: Q, K, V read once, O written once (elements of `element_bytes`), lse written once.
+double attention_bytes(const Shape& s, double element_bytes);
+
+/// Bytes of the score matrix S = Q K^T (fp32) of all heads: B H Sq Sk x 4, what the unfused paths store.
+double score_matrix_bytes(const Shape& s);
+
+/// Throws std::invalid_argument unless the shape is valid (every dimension >= 1) and its sizes fit
+/// the kernels' index types (Sq, Sk, D < 2^31; B H < 2^31).
+void check_shape(const Shape& s);
+/// @}
+
+/// @name Reference and tolerances (see the chapter page, "Precision and tolerances")
+/// @{
+
+/// One query row of the reference, in double: o[0..D) and its lse (O = 0 and lse = -inf for a row
+/// that sees no key). `row` is the flat row index bh * Sq + i.
+void reference_row(const Shape& s, const float* q, const float* k, const float* v, std::int64_t row, double* o,
+                   double* lse);
+
+/// The rows a sampled check looks at (flat indices bh * Sq + i, sorted, no duplicates): for the
+/// first and the last head and two random ones, the first two and the last two rows, the rows
+/// around every 64-row boundary up to 256, and 48 random rows.
+std::vector<std::int64_t> sample_rows(const Shape& s, std::uint64_t seed);
+
+/// Largest problem (in multiply-adds, 2 Sq Sk D per head) whose reference is computed for every row.
+constexpr double kFullReferenceMacs = 1.5e9;
+
+/// The reference of one problem: every row, or the rows of sample_rows() when it is large.
+struct Reference {
+  std::vector<std::int64_t> rows;  ///< flat row indices checked (all rows when `full`)
+  std::vector<double> o;           ///< rows.size() x D reference outputs
+  std::vector<double> lse;         ///< rows.size() logsumexps (-inf for a row that sees no key)
+  bool full = true;                ///< every row
+};
+
+/// Builds the reference of `s` on the CPU (in parallel over rows): every row up to `full_macs`
+/// multiply-adds, sample_rows(s, seed) above.
+Reference make_reference(const Shape& s, const float* q, const float* k, const float* v, std::uint64_t seed,
+                         double full_macs = kFullReferenceMacs);
+
+/// The largest |value| of `n` floats (the input bounds the tolerances are derived from).
+float max_abs(const float* x, std::size_t n);
+
+/// The two tolerances of a check: one for O, one for lse.
+struct Tolerances {
+  tut::Tolerance o;    ///< for the outputs
+  tut::Tolerance lse;  ///< for the row logsumexps
+};
+
+/// The tolerances of precision `p` for inputs bounded by |q| <= q_max, |k| <= k_max, |v| <= v_max.
+/// They grow with the bound on a score, scale * D * q_max * k_max, because every error of a score
+/// moves exp(score) by that error relative (the chapter page derives them).
+Tolerances tolerances(Precision p, const Shape& s, double q_max, double k_max, double v_max);
+
+/// The result of comparing one run with the reference.
+struct Check {
+  tut::ErrorStats o;    ///< the outputs of the checked rows
+  tut::ErrorStats lse;  ///< their logsumexps
+  /// True only if both passed. A row that sees no key must have O exactly 0 and lse exactly -inf.
+  bool passed(const Tolerances& tol) const { return o.passed(tol.o) && lse.passed(tol.lse); }
+  /// Both reports, for a failure message.
+  std::string describe(const Tolerances& tol, const Shape& s) const;
+};
+
+/// Compares downloaded outputs (all B H Sq D elements of O as floats, all B H Sq of lse) with `ref`.
+Check check_output(const Reference& ref, const Shape& s, const float* got_o, const float* got_lse,
+                   const Tolerances& tol);
+
+/// "head 3, row 17, d 5" for a flat index of O (bh * Sq + i) * D + d.
+std::string format_index(const Shape& s, std::size_t index);
+/// @}
+
+/// @name bf16 conversion (convert.cu)
+/// @{
+
+/// Rounds x to bfloat16 and back (to nearest, ties to even): the value a bf16 kernel sees.
+float round_to_bf16(float x);
+/// Converts `n` floats to bfloat16 on the device (round to nearest even).
+void convert_to_bf16_device(const float* in, __nv_bfloat16* out, std::int64_t n, cudaStream_t stream);
+/// Converts `n` bfloat16 values to float on the device (exact).
+void convert_to_float_device(const __nv_bfloat16* in, float* out, std::int64_t n, cudaStream_t stream);
+/// @}
+
+/// @name The CUDA-core ladder (fp32)
+/// @{
+void launch_attention_v0_naive(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+                               void* workspace, cudaStream_t stream);
+void launch_attention_v1_online_row(const Shape& s, const float* q, const float* k, const float* v, float* o,
+                                    float* lse, void* workspace, cudaStream_t stream);
+void launch_attention_v2_tiled(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+                               void* workspace, cudaStream_t stream);
+void launch_attention_v3_warp_rows(const Shape& s, const float* q, const float* k, const float* v, float* o,
+                                   float* lse, void* workspace, cudaStream_t stream);
+/// @}
+
+/// @name Tensor cores (bf16, sm_80 and later)
+/// @{
+void launch_attention_v4_mma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                             const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                             cudaStream_t stream);
+void launch_attention_v5_cp_async(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                  const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                                  cudaStream_t stream);
+void launch_attention_v6_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                        const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                                        cudaStream_t stream);
+/// @}
+
+/// @name Library attention (baselines.cu): cuBLAS batched GEMMs with a softmax kernel between
+/// @{
+void launch_cublas_attention_fp32(const Shape& s, const float* q, const float* k, const float* v, float* o,
+                                  float* lse, void* workspace, cudaStream_t stream);
+void launch_cublas_attention_bf16(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                  const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                                  cudaStream_t stream);
+/// Workspace of the cuBLAS paths: S in fp32, plus P in bf16 for the bf16 path.
+double cublas_workspace_bytes_fp32(const Shape& s);
+/// See cublas_workspace_bytes_fp32().
+double cublas_workspace_bytes_bf16(const Shape& s);
+
+/// The rate of a large cuBLAS GEMM of precision `p` on this GPU, in TFLOP/s (SGEMM 4096^3 in fp32,
+/// GemmEx BF16 8192^3 with fp32 accumulation in bf16; median of 10), measured once per process:
+/// the roof that the "% of peak" column of this chapter's tables relates to.
+double measured_gemm_tflops(Precision p, cudaStream_t stream);
+/// @}
+
+/// @name Support checks of the versions (registered with them)
+/// @{
+
+/// Non-empty unless D is 64 or 128: the fused versions v2-v6 are compiled for these two only.
+std::string unsupported_unless_d64_d128(const Shape& s);
+/// Non-empty if D > 256: v1 holds its row of O in registers, 8 values per lane at most.
+std::string unsupported_v1(const Shape& s);
+/// B H Sq Sk x 4 bytes: v0 materializes S (and P in its place).
+double v0_workspace_bytes(const Shape& s);
+/// @}
+
+}  // namespace attention

@@ -1,0 +1,285 @@
+// CPU tests of chapter 08: the reference (small cases by hand, the causal alignment, rows that see
+// nothing, huge scores), the counting (visible pairs, FLOPs, key tiles), the sampling, the
+// tolerances, the check, and the registry.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "attention.hpp"
+#include "common/random.hpp"
+#include "common/testing.hpp"
+
+using namespace attention;
+
+namespace {
+
+/// The reference of every row of a one-head problem.
+Reference full_reference(const Shape& s, const std::vector<float>& q, const std::vector<float>& k,
+                         const std::vector<float>& v) {
+  return make_reference(s, q.data(), k.data(), v.data(), 1, 1e300);
+}
+
+/// Brute-force count of the visible (query, key) pairs of one head.
+double count_pairs(std::int64_t sq, std::int64_t sk, bool causal) {
+  double n = 0;
+  for (std::int64_t i = 0; i < sq; ++i)
+    for (std::int64_t j = 0; j < sk; ++j) n += (!causal || j <= i + sk - sq) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the reference: one key gives its value; equal scores give the mean", "[attention][reference]") {
+  // Sk = 1: softmax of one score is 1, so O = V's row and lse = the score.
+  const Shape one{1, 1, 2, 1, 2, false};
+  const std::vector<float> q = {1, 2, 3, 4}, k = {0.5f, -1}, v = {7, -3};
+  const Reference r1 = full_reference(one, q, k, v);
+  const double scale = 1.0 / std::sqrt(2.0f);
+  REQUIRE(r1.o == std::vector<double>{7, -3, 7, -3});
+  REQUIRE(r1.lse[0] == Approx(scale * (0.5 - 2.0)).epsilon(1e-6));
+  REQUIRE(r1.lse[1] == Approx(scale * (1.5 - 4.0)).epsilon(1e-6));
+  // Q = 0: every score is 0, P is uniform over the visible keys, O is their mean, lse = log(n).
+  const Shape flat{1, 1, 1, 4, 1, false};
+  const Reference r2 = full_reference(flat, {0}, {1, 2, 3, 4}, {1, 2, 3, 6});
+  REQUIRE(r2.o[0] == Approx(3.0));
+  REQUIRE(r2.lse[0] == Approx(std::log(4.0)));
+}
+
+TEST_CASE("the causal mask is aligned bottom-right when Sq != Sk", "[attention][reference][mask]") {
+  // Sq = 2, Sk = 4: query i sees keys j <= i + 2. Row 0: keys 0-2 (mean 2 of V = 1, 2, 3); row 1: all.
+  const Shape fewer_q{1, 1, 2, 4, 1, true};
+  const Reference a = full_reference(fewer_q, {0, 0}, {1, 1, 1, 1}, {1, 2, 3, 6});
+  REQUIRE(a.o[0] == Approx(2.0));
+  REQUIRE(a.o[1] == Approx(3.0));
+  REQUIRE(a.lse[0] == Approx(std::log(3.0)));
+  // Sq = 4, Sk = 2: query i sees keys j <= i - 2. Rows 0 and 1 see nothing: O = 0, lse = -inf.
+  const Shape more_q{1, 1, 4, 2, 1, true};
+  const Reference b = full_reference(more_q, {0, 0, 0, 0}, {1, 1}, {4, 8});
+  REQUIRE(b.o == std::vector<double>{0, 0, 4, 6});
+  REQUIRE(std::isinf(b.lse[0]));
+  REQUIRE(b.lse[0] < 0);
+  REQUIRE(std::isinf(b.lse[1]));
+  REQUIRE(b.lse[2] == Approx(0.0).margin(1e-12));
+  REQUIRE(b.lse[3] == Approx(std::log(2.0)));
+  // Sq = Sk: the usual lower triangle.
+  for (std::int64_t i = 0; i < 5; ++i) REQUIRE(visible_keys(i, 5, 5, true) == i + 1);
+  REQUIRE(visible_keys(0, 3, 7, true) == 5);
+  REQUIRE(visible_keys(2, 3, 7, true) == 7);
+  REQUIRE(visible_keys(0, 7, 3, true) == 0);
+  REQUIRE(visible_keys(6, 7, 3, true) == 3);
+  REQUIRE(visible_keys(3, 7, 3, false) == 3);
+}
+
+TEST_CASE("the reference survives scores far beyond exp's range", "[attention][reference]") {
+  // Scores of +-3000: exp(3000) is inf in double too; the max subtraction keeps everything finite.
+  const Shape s{1, 1, 2, 3, 1, false};
+  const std::vector<float> q = {3000, -3000}, k = {1, 0.99f, -1}, v = {1, 2, 3};
+  const Reference r = full_reference(s, q, k, v);
+  REQUIRE(std::isfinite(r.o[0]));
+  REQUIRE(r.o[0] == Approx(1.0).margin(1e-9));  // key 0 wins by 30: key 1 weighs e^-30
+  REQUIRE(r.o[1] == Approx(3.0).margin(1e-9));
+  REQUIRE(r.lse[0] == Approx(3000.0).epsilon(1e-9));
+}
+
+TEST_CASE("visible pairs, FLOPs and key tiles count what the kernels do", "[attention][model]") {
+  for (std::int64_t sq : {1, 2, 17, 64, 65, 300})
+    for (std::int64_t sk : {1, 3, 17, 64, 65, 301})
+      for (bool causal : {false, true}) {
+        const Shape s{2, 3, sq, sk, 64, causal};
+        INFO(shape_text(s));
+        REQUIRE(visible_pairs(s) == 6.0 * count_pairs(sq, sk, causal));
+        REQUIRE(attention_flops(s) == 4.0 * 64 * visible_pairs(s));
+        // key_tiles: enough tiles for the block's last row, and no more.
+        for (int bc : {32, 64}) {
+          for (std::int64_t row0 = 0; row0 < sq; row0 += 64) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(64, sq - row0));
+            const std::int64_t need = visible_keys(row0 + rows - 1, sq, sk, causal);
+            const int tiles = key_tiles(static_cast<int>(row0), rows, static_cast<int>(sq), static_cast<int>(sk), causal, bc);
+            REQUIRE(static_cast<std::int64_t>(tiles) * bc >= need);
+            REQUIRE((tiles == 0 || static_cast<std::int64_t>(tiles - 1) * bc < need));
+          }
+        }
+      }
+  // Causal with Sq = Sk is half the work, plus the diagonal.
+  const Shape square{4, 16, 1024, 1024, 64, true};
+  REQUIRE(attention_flops(square) == Approx(0.5 * attention_flops({4, 16, 1024, 1024, 64, false}) * 1025.0 / 1024.0));
+  REQUIRE(attention_bytes({1, 1, 10, 20, 8, false}, 2.0) == 2.0 * 8 * (10 + 20 + 20 + 10) + 4.0 * 10);
+  REQUIRE(score_matrix_bytes({4, 16, 4096, 4096, 64, false}) == 4.0 * 64 * 4096.0 * 4096.0);
+}
+
+TEST_CASE("shapes: validation and text", "[attention][model]") {
+  REQUIRE(shape_text({4, 16, 1024, 1024, 64, false}) == "B4 H16 S1024 D64");
+  REQUIRE(shape_text({1, 2, 3, 5, 128, true}) == "B1 H2 Sq3 Sk5 D128 causal");
+  REQUIRE_THROWS_AS(check_shape({1, 1, 0, 4, 64, false}), std::invalid_argument);
+  REQUIRE_THROWS_AS(check_shape({1, 1, 4, 4, 0, false}), std::invalid_argument);
+  REQUIRE_THROWS_AS(check_shape({1, 1, std::int64_t{1} << 31, 4, 64, false}), std::invalid_argument);
+  REQUIRE_NOTHROW(check_shape({1, 1, 1, 1, 1, true}));
+  REQUIRE(Shape{1, 1, 1, 1, 64, false}.scale() == 0.125f);
+}
+
+TEST_CASE("sampled rows: in range, sorted, edges included, reproducible", "[attention][reference]") {
+  const Shape s{1, 32, 8192, 8192, 128, true};
+  const auto rows = sample_rows(s, 42);
+  REQUIRE(rows == sample_rows(s, 42));
+  REQUIRE(rows != sample_rows(s, 43));
+  REQUIRE(std::is_sorted(rows.begin(), rows.end()));
+  REQUIRE(std::adjacent_find(rows.begin(), rows.end()) == rows.end());
+  REQUIRE(rows.back() < s.heads() * s.sq);
+  const std::set<std::int64_t> set(rows.begin(), rows.end());
+  for (std::int64_t r : {std::int64_t{0}, std::int64_t{1}, s.sq - 1, s.sq * 31, s.sq * 32 - 1, std::int64_t{127}, std::int64_t{128}}) {
+    REQUIRE(set.count(r) == 1);
+  }
+  REQUIRE(rows.size() > 100);
+  // Sq > Sk with the mask: the rows around the first one that sees a key are included.
+  const Shape tall{1, 1, 5000, 1000, 64, true};
+  const std::set<std::int64_t> tall_rows = [&] {
+    const auto r = sample_rows(tall, 7);
+    return std::set<std::int64_t>(r.begin(), r.end());
+  }();
+  REQUIRE(tall_rows.count(3999) == 1);
+  REQUIRE(tall_rows.count(4000) == 1);
+  REQUIRE(sample_rows({1, 1, 1, 1, 64, false}, 1) == std::vector<std::int64_t>{0});
+}
+
+TEST_CASE("a sampled reference equals the full one where it looks", "[attention][reference]") {
+  const Shape s{2, 3, 300, 200, 16, true};
+  const auto q = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sq * s.d), 1, -1.7f, 1.7f);
+  const auto k = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), 2, -1.7f, 1.7f);
+  const auto v = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), 3);
+  const Reference full = make_reference(s, q.data(), k.data(), v.data(), 9);
+  REQUIRE(full.full);
+  const Reference part = make_reference(s, q.data(), k.data(), v.data(), 9, 0.0);
+  REQUIRE_FALSE(part.full);
+  REQUIRE(part.rows == sample_rows(s, 9));
+  for (std::size_t r = 0; r < part.rows.size(); ++r) {
+    const std::size_t row = static_cast<std::size_t>(part.rows[r]);
+    if (std::isinf(full.lse[row])) {
+      REQUIRE(std::isinf(part.lse[r]));
+    } else {
+      REQUIRE(part.lse[r] == Approx(full.lse[row]).margin(1e-12));
+    }
+    for (std::size_t c = 0; c < 16; ++c) REQUIRE(part.o[r * 16 + c] == Approx(full.o[row * 16 + c]).margin(1e-12));
+  }
+}
+
+TEST_CASE("tolerances: positive, looser for bf16, growing with the scores' size", "[attention][tolerance]") {
+  const Shape s{1, 1, 4096, 4096, 64, false};
+  const Tolerances f = tolerances(Precision::fp32, s, 1.8, 1.8, 1.0);
+  const Tolerances b = tolerances(Precision::bf16, s, 1.8, 1.8, 1.0);
+  const Tolerances big = tolerances(Precision::fp32, s, 24, 24, 1.0);
+  REQUIRE(f.o.atol > 0.0);
+  REQUIRE(f.o.atol < 1e-4);       // a missing key (weight ~1/4096 of |v| ~ 0.5) is ~1e-4 ...
+  REQUIRE(f.o.max_rel_norm <= 3e-4);
+  REQUIRE(b.o.atol > f.o.atol);
+  REQUIRE(b.o.max_rel_norm <= 1.1e-2);
+  REQUIRE(big.o.atol > f.o.atol);  // |scores| of hundreds: their rounding errors move exp() more
+  REQUIRE(big.lse.atol > f.lse.atol);
+  REQUIRE(f.lse.atol < 1e-4);
+  REQUIRE(tolerances(Precision::fp32, s, 1.8, 1.8, 4.0).o.atol == Approx(4.0 * f.o.atol));  // scales with |V|
+  REQUIRE_FALSE(f.o.why.empty());
+  REQUIRE_FALSE(b.o.why.empty());
+  REQUIRE_FALSE(f.lse.why.empty());
+}
+
+TEST_CASE("the check: exact passes; NaN, a wrong element, a wrong lse, a nonzero masked row fail",
+          "[attention][reference]") {
+  const Shape s{1, 2, 6, 4, 8, true};  // causal, Sq > Sk: rows 0 and 1 of each head see nothing
+  const auto q = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sq * s.d), 4, -1.7f, 1.7f);
+  const auto k = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), 5, -1.7f, 1.7f);
+  const auto v = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), 6);
+  const Reference ref = make_reference(s, q.data(), k.data(), v.data(), 1);
+  const Tolerances tol = tolerances(Precision::fp32, s, 1.7, 1.7, 1.0);
+  std::vector<float> o(ref.o.begin(), ref.o.end()), lse(ref.lse.begin(), ref.lse.end());
+  REQUIRE(check_output(ref, s, o.data(), lse.data(), tol).passed(tol));
+  auto fails = [&](std::vector<float> oo, std::vector<float> ll) {
+    return !check_output(ref, s, oo.data(), ll.data(), tol).passed(tol);
+  };
+  {
+    auto bad = o;
+    bad[5 * 8 + 3] = std::nanf("");
+    REQUIRE(fails(bad, lse));
+  }
+  {
+    auto bad = o;
+    bad[4 * 8 + 1] += 1e-3f;
+    REQUIRE(fails(bad, lse));
+  }
+  {
+    auto bad = lse;
+    bad[3] += 1e-3f;
+    REQUIRE(fails(o, bad));
+  }
+  {
+    auto bad = o;
+    bad[0 * 8 + 2] = 1e-30f;  // row 0 sees nothing: O must be exactly 0
+    REQUIRE(fails(bad, lse));
+  }
+  {
+    auto bad = lse;
+    bad[1] = -1e30f;  // row 1 sees nothing: lse must be exactly -inf
+    REQUIRE(fails(o, bad));
+    bad[1] = std::numeric_limits<float>::infinity();
+    REQUIRE(fails(o, bad));
+  }
+  {
+    auto bad = lse;
+    bad[4] = -std::numeric_limits<float>::infinity();  // row 4 sees a key: -inf is wrong
+    REQUIRE(fails(o, bad));
+  }
+  REQUIRE(fails(std::vector<float>(o.size(), 0.0f), lse));  // all zeros
+  REQUIRE(format_index(s, (6 + 3) * 8 + 5) == "head 1, row 3, d 5");
+}
+
+TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per precision", "[attention][registry]") {
+  std::set<std::string> names;
+  int ladder = 0, libraries_fp32 = 0, libraries_bf16 = 0;
+  const std::regex ladder_name("v([0-9]+)_[a-z0-9_]+");
+  for (const auto& v : versions()) {
+    INFO(v.info.name);
+    REQUIRE(names.insert(v.info.name).second);
+    REQUIRE_FALSE(v.info.summary.empty());
+    const bool bf16 = v.kernel.precision == Precision::bf16;
+    REQUIRE((bf16 ? v.kernel.bf16 != nullptr && v.kernel.f32 == nullptr : v.kernel.f32 != nullptr && v.kernel.bf16 == nullptr));
+    if (bf16) REQUIRE(v.info.min_cc >= 80);  // tensor cores: sm_80+
+    if (v.info.kind == tut::Kind::library) ++(bf16 ? libraries_bf16 : libraries_fp32);
+    std::smatch m;
+    if (std::regex_match(v.info.name, m, ladder_name)) {
+      REQUIRE(std::stoi(m[1]) == ladder);  // v0, v1, ... in order, no gaps
+      ++ladder;
+      if (ladder >= 3) {  // v2 and later: D = 64 and 128, and they say so for another D
+        REQUIRE(v.unsupported != nullptr);
+        REQUIRE(v.unsupported({1, 1, 8, 8, 64, false}).empty());
+        REQUIRE(v.unsupported({1, 1, 8, 8, 128, false}).empty());
+        REQUIRE_FALSE(v.unsupported({1, 1, 8, 8, 96, false}).empty());
+      }
+    }
+  }
+  REQUIRE(ladder == 7);
+  REQUIRE(libraries_fp32 == 1);
+  REQUIRE(libraries_bf16 == 1);
+  // The unfused paths say how much memory S takes (the executable skips them where it does not fit).
+  const Shape big{1, 32, 8192, 8192, 128, false};
+  for (const auto& v : versions()) {
+    if (v.info.name == "v0_naive" || v.info.kind == tut::Kind::library) {
+      REQUIRE(v.workspace_bytes != nullptr);
+      REQUIRE(v.workspace_bytes(big) >= score_matrix_bytes(big));
+    } else {
+      REQUIRE(v.workspace_bytes == nullptr);
+    }
+  }
+  REQUIRE(unsupported_v1({1, 1, 1, 1, 256, false}).empty());
+  REQUIRE_FALSE(unsupported_v1({1, 1, 1, 1, 257, false}).empty());
+}
+
+TEST_CASE("bf16 rounding", "[attention][precision]") {
+  REQUIRE(round_to_bf16(1.0f) == 1.0f);
+  REQUIRE(round_to_bf16(1.0f + std::ldexp(1.0f, -8)) == 1.0f);  // a tie: to even
+  REQUIRE(round_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)) == 1.0f + std::ldexp(1.0f, -6));
+  for (float x : tut::random_floats(1000, 5, -30.0f, 30.0f)) {
+    REQUIRE(std::fabs(round_to_bf16(x) - x) <= std::ldexp(std::fabs(x), -8));
+  }
+}

@@ -1,0 +1,290 @@
+// GPU tests of chapter 08: every registered version (and cuBLAS) against the CPU reference over
+// the shape sweep, with large-magnitude inputs, rows whose largest scores come last, rows that see
+// no key, unsupported head dimensions, fresh seeds, and beyond 2^31 elements ([large]).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+#include "test_support.hpp"
+
+using namespace attention;
+using attention::testing::Ranges;
+using attention::testing::require_correct;
+
+namespace {
+
+/// True if this GPU can run `v` on `s`; otherwise says why in the test log (and checks that a
+/// version that declines a shape says why).
+bool runnable(const Version& v, const Shape& s) {
+  if (tut::current_cc() < v.info.min_cc) {
+    WARN(v.info.name << " skipped: needs sm_" << v.info.min_cc << ", this GPU is sm_" << tut::current_cc());
+    return false;
+  }
+  if (v.unsupported != nullptr && !v.unsupported(s).empty()) return false;
+  return true;
+}
+
+double workspace_of(const Version& v, const Shape& s) { return v.workspace_bytes ? v.workspace_bytes(s) : 0.0; }
+
+}  // namespace
+
+TEST_CASE("every version matches the CPU reference over the shape sweep", "[attention][sweep]") {
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (const Shape& s : attention::testing::sweep_shapes()) {
+        if (runnable(v, s)) require_correct(v.kernel, workspace_of(v, s), v.info.name, s, tut::testing::seed());
+      }
+    }
+  }
+}
+
+TEST_CASE("head dims: v0, v1 and cuBLAS run any D; the fused versions say why they skip others",
+          "[attention][head_dim]") {
+  for (std::int64_t d : {1, 17, 80, 160, 256}) {
+    const Shape s{1, 2, 37, 71, d, true};
+    for (const auto& v : versions()) {
+      INFO(v.info.name << ", D = " << d);
+      const bool fused = v.info.name.rfind("v2", 0) == 0 || v.info.name.rfind("v3", 0) == 0 ||
+                         v.info.name.rfind("v4", 0) == 0 || v.info.name.rfind("v5", 0) == 0 ||
+                         v.info.name.rfind("v6", 0) == 0;
+      if (fused) {
+        REQUIRE(v.unsupported != nullptr);
+        REQUIRE_FALSE(v.unsupported(s).empty());  // reported as skipped with a reason
+        continue;
+      }
+      if (runnable(v, s)) require_correct(v.kernel, workspace_of(v, s), v.info.name, s, tut::testing::seed() + 1);
+    }
+  }
+}
+
+TEST_CASE("the fused launchers refuse what they do not support instead of computing garbage", "[attention][refuse]") {
+  const Shape bad_d{1, 1, 8, 8, 80, false};
+  tut::DeviceBuffer<float> f(8 * 80), lse(8);
+  tut::DeviceBuffer<__nv_bfloat16> h(8 * 80 + 8);
+  REQUIRE_THROWS_AS(launch_attention_v2_tiled(bad_d, f.data(), f.data(), f.data(), f.data(), lse.data(), nullptr, nullptr),
+                    std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_attention_v3_warp_rows(bad_d, f.data(), f.data(), f.data(), f.data(), lse.data(), nullptr,
+                                                  nullptr),
+                    std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_attention_v0_naive({1, 1, 8, 8, 64, false}, f.data(), f.data(), f.data(), f.data(),
+                                              lse.data(), nullptr, nullptr),
+                    std::invalid_argument);  // v0 without its workspace
+  if (tut::current_cc() >= 80) {
+    const Shape s{1, 1, 8, 8, 64, false};
+    REQUIRE_THROWS_AS(launch_attention_v5_cp_async(s, h.data() + 1, h.data(), h.data(), h.data(), lse.data(), nullptr,
+                                                   nullptr),
+                      std::invalid_argument);  // misaligned Q: 16-byte copies impossible
+  }
+  REQUIRE_THROWS_AS(launch_attention_v1_online_row({0, 1, 8, 8, 64, false}, f.data(), f.data(), f.data(), f.data(),
+                                                   lse.data(), nullptr, nullptr),
+                    std::invalid_argument);  // B = 0
+}
+
+TEST_CASE("large-magnitude inputs (scores of several hundred) give no NaN or Inf", "[attention][magnitude]") {
+  // |Q|, |K| < 24: scores have a standard deviation of ~190; exp() of them overflows fp32 without
+  // the max subtraction, and a wrong max (from part of a row) overflows too.
+  const Ranges big{24.0f, 1.0f};
+  std::vector<Shape> shapes = {{1, 2, 300, 700, 64, false}, {1, 2, 300, 700, 64, true}, {1, 1, 129, 1000, 128, true},
+                               {2, 1, 70, 33, 128, true}};
+  if (tut::testing::sanitizing()) shapes = {{1, 1, 65, 100, 64, true}};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (const Shape& s : shapes) {
+        if (runnable(v, s)) require_correct(v.kernel, workspace_of(v, s), v.info.name, s, tut::testing::seed() + 2, big);
+      }
+    }
+  }
+}
+
+TEST_CASE("rows whose largest scores come last: the running max must grow", "[attention][magnitude]") {
+  std::vector<Shape> shapes = {{1, 2, 100, 1000, 64, false}, {1, 1, 130, 600, 128, true}};
+  if (tut::testing::sanitizing()) shapes = {{1, 1, 33, 200, 64, false}};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (const Shape& s : shapes) {
+        if (!runnable(v, s)) continue;
+        const auto in = attention::testing::rising_scores(s, v.kernel.precision, tut::testing::seed() + 3);
+        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
+                                               "rising scores, seed " + std::to_string(tut::testing::seed() + 3));
+      }
+    }
+  }
+}
+
+TEST_CASE("rows that see no key give O = 0 and lse = -inf exactly", "[attention][masked_rows]") {
+  // Causal with Sq > Sk: query i sees keys j <= i + Sk - Sq, so rows 0 .. Sq - Sk - 1 see none.
+  const Shape s{1, 2, 70, 3, 64, true};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v, s)) {
+        const auto in = attention::testing::make_inputs(s, v.kernel.precision, tut::testing::seed() + 4);
+        const auto out = attention::testing::run_once(v.kernel, workspace_of(v, s), s, in);
+        for (std::int64_t bh = 0; bh < s.heads(); ++bh) {
+          for (std::int64_t i = 0; i < s.sq - s.sk; ++i) {
+            const std::size_t row = static_cast<std::size_t>(bh * s.sq + i);
+            INFO("head " << bh << ", row " << i);
+            REQUIRE(std::isinf(out.lse[row]));
+            REQUIRE(out.lse[row] < 0.0f);
+            for (std::int64_t c = 0; c < s.d; ++c) REQUIRE(out.o[row * static_cast<std::size_t>(s.d) + c] == 0.0f);
+          }
+          REQUIRE(std::isfinite(out.lse[static_cast<std::size_t>(bh * s.sq + s.sq - s.sk)]));  // the first that sees a key
+        }
+        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
+                                               "seed " + std::to_string(tut::testing::seed() + 4));
+      }
+    }
+  }
+}
+
+TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {
+  const Shape s{1, 3, 131, 200, 64, true};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v, s)) {
+        for (std::uint64_t k = 1; k <= 3; ++k) {
+          require_correct(v.kernel, workspace_of(v, s), v.info.name, s, tut::testing::seed() * 7 + k);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes, both masks", "[attention][slow]") {
+  const std::vector<std::int64_t> sizes = {1, 2, 3, 5, 8, 13, 31, 32, 33, 63, 64, 65, 127, 128, 129};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (std::int64_t sq : sizes)
+        for (std::int64_t sk : sizes)
+          for (bool causal : {false, true}) {
+            const Shape s{1, 2, sq, sk, (sq + sk) % 2 == 0 ? 64 : 128, causal};
+            if (runnable(v, s)) require_correct(v.kernel, workspace_of(v, s), v.info.name, s, tut::testing::seed() + 5);
+          }
+    }
+  }
+}
+
+namespace {
+
+/// The value element i of an input made by fill_random_device(seed, lo, hi) has, as the kernel
+/// sees it (bf16-rounded for bf16).
+float input_value(std::uint64_t seed, std::size_t i, float range, Precision p) {
+  const float x = tut::hash_uniform(seed, i, -range, range);
+  return p == Precision::bf16 ? round_to_bf16(x) : x;
+}
+
+}  // namespace
+
+TEST_CASE("Q, K, V and O above 2^31 elements: no 32-bit index overflow", "[attention][large]") {
+  // B H = 16384 heads of Sq = Sk = 1025, D = 128: 2^31 + 2^21 elements per tensor. Rows past
+  // head 16383 - 63 start beyond element 2^31 - 2^24; the check samples rows there and early on.
+  const Shape s{128, 128, 1025, 1025, 128, false};
+  const std::size_t n = static_cast<std::size_t>(s.heads() * s.sq * s.d), rows = static_cast<std::size_t>(s.heads() * s.sq);
+  const std::uint64_t seed = tut::testing::seed();
+  const std::uint64_t sq_seed = tut::derive_seed(seed, 0), sk_seed = tut::derive_seed(seed, 1), sv_seed = tut::derive_seed(seed, 2);
+  const float range = std::sqrt(3.0f);
+  const double needed = 4.0 * 4.0 * static_cast<double>(n) + 4.0 * rows + (1ull << 30);
+  if (tut::testing::sanitizing() || static_cast<double>(tut::testing::free_device_bytes()) < needed) {
+    tut::testing::skip_run("the [large] case needs " + std::to_string(static_cast<long long>(needed / 1e9)) +
+                           " GB of free GPU memory (and no sanitizer)");
+    return;
+  }
+  // The checked rows: the first two of the first heads, and rows of the last heads.
+  std::vector<std::int64_t> check_rows = {0, 1, 1025, 2049};
+  for (std::int64_t bh : {s.heads() - 40, s.heads() - 2, s.heads() - 1}) {
+    for (std::int64_t i : {std::int64_t{0}, std::int64_t{127}, std::int64_t{128}, std::int64_t{600}, s.sq - 1}) {
+      check_rows.push_back(bh * s.sq + i);
+    }
+  }
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    DYNAMIC_SECTION(precision_name(p)) {
+      // Inputs made on the GPU from the counter-based hash; the CPU recomputes the heads it checks.
+      tut::DeviceBuffer<float> q32(n), k32(n), v32(n), o32, lse(rows);
+      tut::fill_random_device(q32.data(), n, sq_seed, -range, range);
+      tut::fill_random_device(k32.data(), n, sk_seed, -range, range);
+      tut::fill_random_device(v32.data(), n, sv_seed, -1.0f, 1.0f);
+      tut::DeviceBuffer<__nv_bfloat16> q16, k16, v16, o16;
+      if (p == Precision::bf16) {
+        q16 = tut::DeviceBuffer<__nv_bfloat16>(n);
+        convert_to_bf16_device(q32.data(), q16.data(), static_cast<std::int64_t>(n), nullptr);
+        q32 = tut::DeviceBuffer<float>();
+        k16 = tut::DeviceBuffer<__nv_bfloat16>(n);
+        convert_to_bf16_device(k32.data(), k16.data(), static_cast<std::int64_t>(n), nullptr);
+        k32 = tut::DeviceBuffer<float>();
+        v16 = tut::DeviceBuffer<__nv_bfloat16>(n);
+        convert_to_bf16_device(v32.data(), v16.data(), static_cast<std::int64_t>(n), nullptr);
+        v32 = tut::DeviceBuffer<float>();
+        o16 = tut::DeviceBuffer<__nv_bfloat16>(n);
+      } else {
+        o32 = tut::DeviceBuffer<float>(n);
+      }
+      CUDA_CHECK(cudaDeviceSynchronize());
+
+      // The reference of the checked rows: each needs its query row and its head's K and V.
+      Reference ref;
+      ref.full = false;
+      ref.rows = check_rows;
+      ref.o.assign(check_rows.size() * static_cast<std::size_t>(s.d), 0.0);
+      ref.lse.assign(check_rows.size(), 0.0);
+      const Shape one{1, 1, s.sq, s.sk, s.d, s.causal};
+      for (std::size_t r = 0; r < check_rows.size(); ++r) {
+        const std::size_t bh = static_cast<std::size_t>(check_rows[r] / s.sq), i = static_cast<std::size_t>(check_rows[r] % s.sq);
+        const std::size_t head = static_cast<std::size_t>(s.sk * s.d), qrow = static_cast<std::size_t>(s.d);
+        std::vector<float> hq(qrow), hk(head), hv(head);
+        for (std::size_t e = 0; e < qrow; ++e) hq[e] = input_value(sq_seed, check_rows[r] * qrow + e, range, p);
+        for (std::size_t e = 0; e < head; ++e) {
+          hk[e] = input_value(sk_seed, bh * head + e, range, p);
+          hv[e] = input_value(sv_seed, bh * head + e, 1.0f, p);
+        }
+        // Row i of a one-head problem whose Q is this row alone at position i: reference_row of
+        // the flat row i with Q pointing i rows before hq.
+        std::vector<float> qhead(static_cast<std::size_t>(s.sq * s.d), 0.0f);
+        std::copy(hq.begin(), hq.end(), qhead.begin() + static_cast<std::ptrdiff_t>(i * qrow));
+        reference_row(one, qhead.data(), hk.data(), hv.data(), static_cast<std::int64_t>(i),
+                      &ref.o[r * static_cast<std::size_t>(s.d)], &ref.lse[r]);
+      }
+      const Tolerances tol = tolerances(p, s, range, range, 1.0);
+
+      for (const auto& v : versions()) {
+        if (v.kernel.precision != p || tut::current_cc() < v.info.min_cc || workspace_of(v, s) > 0.0) continue;
+        if (v.unsupported != nullptr && !v.unsupported(s).empty()) continue;
+        INFO(v.info.name << " on " << shape_text(s));
+        lse.poison();
+        if (p == Precision::bf16) {
+          o16.poison();
+          v.kernel.bf16(s, q16.data(), k16.data(), v16.data(), o16.data(), lse.data(), nullptr, nullptr);
+        } else {
+          o32.poison();
+          v.kernel.f32(s, q32.data(), k32.data(), v32.data(), o32.data(), lse.data(), nullptr, nullptr);
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+        // Download only the checked rows (a full copy would be 8.6 GB).
+        std::vector<float> got_o(check_rows.size() * static_cast<std::size_t>(s.d));
+        std::vector<float> got_lse(check_rows.size());
+        for (std::size_t r = 0; r < check_rows.size(); ++r) {
+          const std::size_t off = static_cast<std::size_t>(check_rows[r]) * static_cast<std::size_t>(s.d);
+          if (p == Precision::bf16) {
+            std::vector<__nv_bfloat16> tmp(static_cast<std::size_t>(s.d));
+            CUDA_CHECK(cudaMemcpy(tmp.data(), o16.data() + off, tmp.size() * 2, cudaMemcpyDeviceToHost));
+            for (std::size_t c = 0; c < tmp.size(); ++c) got_o[r * s.d + c] = __bfloat162float(tmp[c]);
+          } else {
+            CUDA_CHECK(cudaMemcpy(&got_o[r * s.d], o32.data() + off, static_cast<std::size_t>(s.d) * 4,
+                                  cudaMemcpyDeviceToHost));
+          }
+          CUDA_CHECK(cudaMemcpy(&got_lse[r], lse.data() + check_rows[r], 4, cudaMemcpyDeviceToHost));
+        }
+        // Compare with a reference whose rows are renumbered 0 .. n - 1 (the order of got_*).
+        Reference compact = ref;
+        for (std::size_t r = 0; r < compact.rows.size(); ++r) compact.rows[r] = static_cast<std::int64_t>(r);
+        const Shape view{1, 1, static_cast<std::int64_t>(check_rows.size()), s.sk, s.d, false};
+        const Check chk = check_output(compact, view, got_o.data(), got_lse.data(), tol);
+        INFO(chk.describe(tol, view));
+        CHECK(chk.passed(tol));
+      }
+    }
+  }
+}

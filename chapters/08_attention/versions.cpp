@@ -1,0 +1,46 @@
+// The registry of chapter 08: the only list of versions (executable, --list, tests, JSON).
+#include "attention.hpp"
+
+namespace attention {
+
+const std::vector<Version>& versions() {
+  using tut::Kind;
+  constexpr Precision fp32 = Precision::fp32, bf16 = Precision::bf16;
+  // max_flops: above it the executable reports "too slow at this size" to keep the default run
+  // short; the tests run every version at every size of their sweep.
+  static const std::vector<Version> list = {
+      {{"v0_naive", "three kernels: S = Q K^T stored in global memory, a row softmax, O = P V", 75, Kind::ours},
+       {fp32, launch_attention_v0_naive, nullptr}, 2.0e10, nullptr, v0_workspace_bytes},
+      {{"v1_online_row", "one warp per query row, online softmax over 32 keys at a time: S never stored", 75,
+        Kind::ours},
+       {fp32, launch_attention_v1_online_row, nullptr}, 2.0e10, unsupported_v1, nullptr},
+      {{"v2_tiled", "FlashAttention-1 style: 64-row Q tile per block, K/V tiles in shared memory, the block "
+                    "cooperates on scores, row statistics and P V",
+        75, Kind::ours},
+       {fp32, launch_attention_v2_tiled, nullptr}, 3.0e11, unsupported_unless_d64_d128, nullptr},
+      {{"v3_warp_rows", "FlashAttention-2 work split: each warp owns 16 rows, softmax by shuffles, O rescaled once "
+                        "per tile, register tiles",
+        75, Kind::ours},
+       {fp32, launch_attention_v3_warp_rows, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v4_mma", "bf16 mma.sync m16n8k16: S and O in registers, P reused as the A operand, ldmatrix (.trans for "
+                  "V), swizzled tiles",
+        80, Kind::ours},
+       {bf16, nullptr, launch_attention_v4_mma}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v5_cp_async", "v4 with K/V tiles copied by cp.async, double-buffered: tile j+1 lands during tile j", 80,
+        Kind::ours},
+       {bf16, nullptr, launch_attention_v5_cp_async}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v6_causal_balance", "v5 with the mask computed only on diagonal/edge tiles and causal blocks launched "
+                             "longest first",
+        80, Kind::ours},
+       {bf16, nullptr, launch_attention_v6_causal_balance}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
+        Kind::library},
+       {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},
+      {{"cublas_bf16", "library attention: cuBLAS strided-batched BF16 GEMMs (fp32 accumulate) + softmax kernel", 80,
+        Kind::library},
+       {bf16, nullptr, launch_cublas_attention_bf16}, 0.0, nullptr, cublas_workspace_bytes_bf16},
+  };
+  return list;
+}
+
+}  // namespace attention
