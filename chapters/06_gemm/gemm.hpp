@@ -61,7 +61,14 @@ struct Version {
   /// The executable skips problems of more FLOPs than this ("too slow at this size"); 0: no cap.
   /// Only a time budget for the default run: every version is correct at every size.
   double max_flops = 0.0;
+  /// Null, or why this version cannot run on the current GPU and build although the GPU meets
+  /// min_cc (empty string: it can). The Hopper steps need sm_90a code: hopper_unavailable().
+  std::string (*unavailable)() = nullptr;
 };
+
+/// Why the Hopper steps (v12-v17: wgmma, TMA) cannot run here, or "" if they can: they need a
+/// compute capability 9.0 GPU, code compiled for sm_90a, and cuTensorMapEncodeTiled in the driver.
+std::string hopper_unavailable();
 
 /// The registry: every version and library baseline of the chapter, in table order.
 const std::vector<Version>& versions();
@@ -181,6 +188,8 @@ void launch_gemm_v7_pipelined(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const float* b, float beta, float* c, cudaStream_t stream);
 void launch_gemm_v8_tuned(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                           const float* b, float beta, float* c, cudaStream_t stream);
+void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                              const float* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
 /// @name Tensor cores (sm_80 and later)
@@ -189,6 +198,25 @@ void launch_gemm_v9_wmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const float* b, float beta, float* c, cudaStream_t stream);
 void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
+/// @}
+
+/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v17_cluster_multicast.cu)
+/// @{
+void launch_gemm_v12_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
+void launch_gemm_v13_two_warpgroups(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                    const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
+                                    cudaStream_t stream);
+void launch_gemm_v14_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                      const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
+                                      cudaStream_t stream);
+void launch_gemm_v15_persistent(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
+void launch_gemm_v16_tma_store(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
+void launch_gemm_v17_cluster_multicast(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
+                                       cudaStream_t stream);
 /// @}
 
 /// @name cuBLAS baselines (cublas_baselines.cpp): the same problem, row-major via C^T = B^T A^T
@@ -211,6 +239,24 @@ struct TuneCandidate {
 
 /// The configurations `gemm --tune` times (at most 8, to keep compile times reasonable).
 const std::vector<TuneCandidate>& tune_candidates();
+
+/// The configurations v11_by_shape chooses from (v11_by_shape.cu), each as a candidate that
+/// `gemm --tune --dtype fp32` times too (none is marked is_tuned: v11 runs several).
+const std::vector<TuneCandidate>& shape_candidates();
+
+/// The number of SMs of the current device (one cached query).
+int sm_count();
+
+/// The configurations v11 chooses from by shape (v11_by_shape.cu; also among shape_candidates()).
+enum class ShapeConfig {
+  large,   ///< 128 x 256 tiles, one block per SM (v8's configuration): B's rows 16-byte aligned
+  medium,  ///< 128 x 128 tiles, two blocks per SM, interior copies for aligned or unaligned B
+  small,   ///< 64 x 128 tiles of 128 threads (8 x 8 each): for problems with few tiles
+};
+
+/// v11's choice for an m x n problem on a GPU with `sms` SMs; `b_aligned`: B's rows are 16-byte
+/// aligned (n % 4 == 0 and an aligned base).
+ShapeConfig choose_config(std::int64_t m, std::int64_t n, bool b_aligned, int sms);
 
 /// One configuration of v10's search (v10_mma_bf16.cu): a named instantiation of v10's kernel.
 struct TuneCandidateBF16 {

@@ -46,6 +46,47 @@ __device__ __forceinline__ void store_float4_guarded(float* p, int valid, bool v
   if (valid > 2) p[2] = axpby(acc.z, alpha, beta, p + 2);
   if (valid > 3) p[3] = axpby(acc.w, alpha, beta, p + 3);
 }
+
+/// Stores alpha * v0 + beta * C and alpha * v1 + beta * C to c_row[col] and c_row[col + 1]
+/// (columns at or beyond n are skipped): one float2 when `vec` (C's rows 8-byte aligned: n even,
+/// C aligned) and both columns are inside, else one guarded scalar each. The epilogue of the
+/// tensor-core steps, whose accumulators come in pairs of adjacent columns.
+__device__ __forceinline__ void store_pair(float* c_row, int col, int n, float v0, float v1, float alpha, float beta,
+                                           bool vec) {
+  if (vec && col + 1 < n) {
+    float2* p = reinterpret_cast<float2*>(c_row + col);
+    if (beta == 0.0f) {
+      *p = make_float2(alpha * v0, alpha * v1);
+    } else {
+      const float2 old = *p;
+      *p = make_float2(fmaf(alpha, v0, beta * old.x), fmaf(alpha, v1, beta * old.y));
+    }
+    return;
+  }
+  if (col < n) c_row[col] = axpby(v0, alpha, beta, c_row + col);
+  if (col + 1 < n) c_row[col + 1] = axpby(v1, alpha, beta, c_row + col + 1);
+}
+/// @}
+
+/// @name The order of the block tiles
+/// @{
+
+/// A tile of C by its tile row and tile column.
+struct TileIndex {
+  int row;  ///< tile row: rows row * BM .. row * BM + BM - 1
+  int col;  ///< tile column
+};
+
+/// The tile that linear index `index` stands for in the grouped order (tensor-core steps):
+/// consecutive indices walk down `group` tile rows, then move one tile column to the right, so
+/// the tiles running at the same time share A's row panels and B's column panels in L2.
+__host__ __device__ __forceinline__ TileIndex grouped_tile(int index, int tiles_m, int tiles_n, int group) {
+  const int per_group = group * tiles_n;
+  const int first_row = (index / per_group) * group;
+  const int rows = tiles_m - first_row < group ? tiles_m - first_row : group;
+  const int in_group = index % per_group;
+  return {first_row + in_group % rows, in_group / rows};
+}
 /// @}
 
 /// @name Guarded loads

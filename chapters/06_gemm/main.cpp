@@ -34,8 +34,9 @@ const std::vector<tut::ExtraRow<Kernel>>& exercise_rows() {
   return rows;
 }
 
-/// The tuning search's candidates, as rows of the `--tune` table: v8's (fp32) or v10's (bf16).
-/// v10's candidates are sized for Hopper's shared memory (up to 192 KiB per block): sm_90 only.
+/// The tuning search's candidates, as rows of the `--tune` table: v8's and v11's (fp32) or
+/// v10's (bf16). v10's candidates are sized for Hopper's shared memory (up to 192 KiB per
+/// block): sm_90 only.
 std::vector<tut::ExtraRow<Kernel>> tune_rows(Precision p) {
   std::vector<tut::ExtraRow<Kernel>> rows;
   if (p == Precision::bf16) {
@@ -48,6 +49,9 @@ std::vector<tut::ExtraRow<Kernel>> tune_rows(Precision p) {
   for (const auto& cand : tune_candidates()) {
     rows.push_back({{cand.name, cand.summary + (cand.is_tuned ? " (v8_tuned)" : ""), 80, tut::Kind::ours},
                     {Precision::fp32, cand.launch, nullptr}});
+  }
+  for (const auto& cand : shape_candidates()) {
+    rows.push_back({{cand.name, cand.summary, 80, tut::Kind::ours}, {Precision::fp32, cand.launch, nullptr}});
   }
   return rows;
 }
@@ -175,20 +179,21 @@ class GemmChapter final : public tut::Chapter {
       tut::VersionInfo info;
       Kernel kernel;
       double max_flops;
+      std::string (*unavailable)();
     };
     std::vector<Row> rows;
     std::string library;
     if (tuning) {
-      for (const auto& r : tune_rows(prec)) rows.push_back({r.info, r.run, 0.0});
+      for (const auto& r : tune_rows(prec)) rows.push_back({r.info, r.run, 0.0, nullptr});
     }
     for (const auto& v : gemm::versions()) {
       if (v.kernel.precision != prec) continue;
       if (tuning && v.info.kind != tut::Kind::library) continue;
-      rows.push_back({v.info, v.kernel, v.max_flops});
+      rows.push_back({v.info, v.kernel, v.max_flops, v.unavailable});
       if (v.info.kind == tut::Kind::library) library = v.info.name;
     }
     if (prec == Precision::fp32 && !tuning) {
-      for (const auto& r : exercise_rows()) rows.push_back({r.info, r.run, 0.0});
+      for (const auto& r : exercise_rows()) rows.push_back({r.info, r.run, 0.0, nullptr});
     }
     bool any = false;
     for (const auto& r : rows) any = any || session.wants(r.info.name);
@@ -217,6 +222,9 @@ class GemmChapter final : public tut::Chapter {
       if (!all_sizes_ && row.max_flops > 0.0 && flops > row.max_flops * 1.0001) {
         const long long side = std::llround(std::cbrt(row.max_flops / 2.0));
         c.skip_reason = "too slow at this size (runs up to " + std::to_string(side) + "^3: see that table, or --all-sizes)";
+      }
+      if (row.unavailable != nullptr && session.device().cc() >= row.info.min_cc) {
+        c.skip_reason = row.unavailable();  // e.g. a build without sm_90a code for the Hopper steps
       }
       const Kernel kern = row.kernel;
       const float alpha = alpha_, beta = beta_;

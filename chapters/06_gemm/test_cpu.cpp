@@ -172,6 +172,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
     REQUIRE((v.kernel.precision == Precision::bf16 ? v.kernel.bf16 != nullptr : v.kernel.f32 != nullptr));
     REQUIRE((v.kernel.precision == Precision::bf16 ? v.kernel.f32 == nullptr : v.kernel.bf16 == nullptr));
     if (v.kernel.precision != Precision::fp32) REQUIRE(v.info.min_cc >= 80);  // tensor cores: sm_80+
+    if (v.unavailable != nullptr) REQUIRE(v.info.min_cc >= 90);  // the Hopper steps: sm_90a
     if (v.info.kind == tut::Kind::library) ++libraries[v.kernel.precision];
     if (v.info.kind == tut::Kind::ours) ++ours[v.kernel.precision];
     std::smatch m;
@@ -180,7 +181,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 11);
+  REQUIRE(ladder == 18);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -214,6 +215,20 @@ TEST_CASE("the tuning candidates: at most 8, unique, exactly one is v8_tuned", "
 
 TEST_CASE("the bf16 tuning candidates: at most 8, unique, exactly one is v10_mma_bf16", "[gemm][registry]") {
   require_candidate_list(tune_candidates_bf16());
+}
+
+TEST_CASE("v11's configurations: at most 8, unique, none shares a name with v8's candidates", "[gemm][registry]") {
+  const auto& cands = shape_candidates();
+  REQUIRE(cands.size() >= 3);
+  REQUIRE(cands.size() <= 8);
+  std::set<std::string> names;
+  for (const auto& c : tune_candidates()) names.insert(c.name);
+  for (const auto& c : cands) {
+    INFO(c.name);
+    REQUIRE(names.insert(c.name).second);
+    REQUIRE(c.launch != nullptr);
+    REQUIRE_FALSE(c.is_tuned);
+  }
 }
 
 TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
@@ -274,8 +289,11 @@ std::vector<Usage> parse_ptxas(const std::string& log) {
   return out;
 }
 
-const char* const kReportedFiles[] = {"v3_blocktile_1d", "v4_blocktile_2d", "v5_vectorized", "v6_warptile",
-                                      "v7_pipelined",    "v8_tuned",        "v9_wmma_tf32",  "v10_mma_bf16"};
+const char* const kReportedFiles[] = {"v3_blocktile_1d",      "v4_blocktile_2d",    "v5_vectorized",
+                                      "v6_warptile",          "v7_pipelined",       "v8_tuned",
+                                      "v9_wmma_tf32",         "v10_mma_bf16",       "v11_by_shape",
+                                      "v12_tma_wgmma",        "v13_two_warpgroups", "v14_warp_specialized",
+                                      "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -296,6 +314,19 @@ TEST_CASE("register-blocked and tensor-core kernels do not spill (ptxas -v, sm_9
         REQUIRE(u.spill_stores == 0);
         REQUIRE(u.spill_loads == 0);
       }
+    }
+  }
+}
+
+TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -v, sm_90a)", "[gemm][resources]") {
+  // ptxas says so in advisories: C7517 (a warpgroup.wait it had to insert, because registers a
+  // wgmma writes are touched while it runs), C7510 (wgmma serialized), C7508 (setmaxnreg ignored).
+  for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
+                           "v16_tma_store", "v17_cluster_multicast"}) {
+    DYNAMIC_SECTION(stem) {
+      const std::string log = read_file(report_path(stem, ".ptxas.txt"));
+      INFO(log);
+      for (const char* code : {"C7517", "C7510", "C7508", "serialized"}) REQUIRE(log.find(code) == std::string::npos);
     }
   }
 }
@@ -338,6 +369,51 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
     REQUIRE(has(p, "cp.async.cg.shared.global"));
+  }
+  SECTION("v11: v7's kernel (cp.async, FFMA), no tensor cores") {
+    const std::string p = ptx("v11_by_shape");
+    REQUIRE(has(p, "cp.async.ca.shared.global"));
+    REQUIRE(has(p, "cp.async.cg.shared.global"));
+    REQUIRE(has(p, "fma.rn.f32"));
+    REQUIRE_FALSE(has(p, "mma."));
+  }
+  SECTION("v12-v17: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
+    for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
+                             "v16_tma_store", "v17_cluster_multicast"}) {
+      INFO(stem);
+      const std::string p = ptx(stem);
+      REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
+      REQUIRE(has(p, "mbarrier.arrive.expect_tx"));
+      REQUIRE(has(p, "mbarrier.try_wait.parity"));
+      REQUIRE(has(p, "wgmma.fence.sync.aligned"));
+      REQUIRE(has(p, "wgmma.commit_group.sync.aligned"));
+      REQUIRE(has(p, "wgmma.wait_group.sync.aligned"));
+      REQUIRE_FALSE(has(p, "mma.sync"));
+      REQUIRE_FALSE(has(p, "ldmatrix"));
+    }
+    REQUIRE(has(ptx("v12_tma_wgmma"), "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+    REQUIRE(has(ptx("v13_two_warpgroups"), "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+  }
+  SECTION("v14-v17: warp specialization with setmaxnreg; v16, v17: TMA stores; v17: multicast in clusters") {
+    for (const char* stem : {"v14_warp_specialized", "v15_persistent", "v16_tma_store", "v17_cluster_multicast"}) {
+      INFO(stem);
+      const std::string p = ptx(stem);
+      REQUIRE(has(p, "setmaxnreg.dec.sync.aligned.u32 40"));
+      REQUIRE(has(p, "setmaxnreg.inc.sync.aligned.u32 232"));
+      REQUIRE(has(p, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+    }
+    for (const char* stem : {"v16_tma_store", "v17_cluster_multicast"}) {
+      INFO(stem);
+      const std::string p = ptx(stem);
+      REQUIRE(has(p, "cp.async.bulk.tensor.2d.global.shared::cta"));
+      REQUIRE(has(p, "fence.proxy.async.shared::cta"));
+    }
+    const std::string v17 = ptx("v17_cluster_multicast");
+    REQUIRE(has(v17, ".multicast::cluster"));
+    REQUIRE(has(v17, "mbarrier.arrive.shared::cluster"));
+    REQUIRE(has(v17, "barrier.cluster.arrive"));
+    for (const char* stem : {"v15_persistent", "v16_tma_store"}) REQUIRE_FALSE(has(ptx(stem), ".multicast::cluster"));
+    REQUIRE_FALSE(has(ptx("v15_persistent"), "cp.async.bulk.tensor.2d.global.shared::cta"));
   }
   SECTION("v3, v4: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v3_blocktile_1d", "v4_blocktile_2d"}) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/device_buffer.hpp"
@@ -14,10 +15,19 @@ using gemm::testing::require_correct;
 
 namespace {
 
+/// Why this GPU and build cannot run `v`, or "" if they can.
+std::string why_not(const Version& v) {
+  if (tut::current_cc() < v.info.min_cc) {
+    return "needs sm_" + std::to_string(v.info.min_cc) + ", this GPU is sm_" + std::to_string(tut::current_cc());
+  }
+  return v.unavailable != nullptr ? v.unavailable() : std::string();
+}
+
 /// True if this GPU can run `v`; otherwise says why in the test log.
 bool runnable(const Version& v) {
-  if (tut::current_cc() >= v.info.min_cc) return true;
-  WARN(v.info.name << " skipped: needs sm_" << v.info.min_cc << ", this GPU is sm_" << tut::current_cc());
+  const std::string why = why_not(v);
+  if (why.empty()) return true;
+  WARN(v.info.name << " skipped: " << why);
   return false;
 }
 
@@ -50,6 +60,53 @@ TEST_CASE("every version is correct at misaligned starts (the vector paths fall 
           for (const Offsets& off : offsets) {
             require_correct(v.kernel, v.info.name, s, 1.25f, -0.5f, off, tut::testing::seed() + 3);
           }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the Hopper steps over many tiles per block, wrapping rings, odd tile rows, repacked operands",
+          "[gemm][hopper]") {
+  // 2049 x 2056: 17 x 9 tiles of 128 x 256 (more than 132 SMs: persistent blocks take two; an
+  // odd number of tile rows: the last cluster's second CTA has no rows of C); K = 200: four
+  // k-slices per tile, so the 4-stage ring wraps from one tile to the next. 1031 x 1029 x 333:
+  // K and N not multiples of 8 (both operands copied to the padded workspace), N not of 4 (no
+  // TMA store of C).
+  const std::vector<Shape> shapes = {{2049, 2056, 200}, {1031, 1029, 333}, {640, 768, 1000}};
+  for (const auto& v : versions()) {
+    if (v.unavailable == nullptr) continue;  // the Hopper steps only
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v)) {
+        for (const Shape& s : shapes) {
+          require_correct(v.kernel, v.info.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 10);
+          require_correct(v.kernel, v.info.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 11);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("every configuration v11 chooses from matches the CPU reference", "[gemm][tune][slow]") {
+  // The sweep plus shapes with interior tiles of every configuration, aligned and unaligned B.
+  std::vector<Shape> shapes = gemm::testing::sweep_shapes();
+  if (!tut::testing::sanitizing()) {
+    for (const Shape& s : std::vector<Shape>{{300, 520, 40}, {257, 769, 33}, {384, 256, 100}, {259, 517, 67}}) {
+      shapes.push_back(s);
+    }
+  }
+  for (const auto& cand : shape_candidates()) {
+    DYNAMIC_SECTION(cand.name) {
+      if (tut::current_cc() < 80) {
+        WARN(cand.name << " skipped: needs sm_80");
+      } else {
+        const Kernel kern{Precision::fp32, cand.launch, nullptr};
+        for (const Shape& s : shapes) {
+          require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 12);
+          require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 13);
+        }
+        for (const Offsets& off : std::vector<Offsets>{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}) {
+          require_correct(kern, cand.name, {136, 264, 40}, 1.25f, -0.5f, off, tut::testing::seed() + 14);
         }
       }
     }
@@ -281,7 +338,7 @@ TEST_CASE("operands or output above 2^31 elements: no 32-bit index overflow", "[
         });
 
         for (const auto& v : versions()) {
-          if (v.kernel.precision != p || tut::current_cc() < v.info.min_cc) continue;
+          if (v.kernel.precision != p || !why_not(v).empty()) continue;
           INFO(lc.what << ": " << v.info.name << " on " << gemm::testing::text(s));
           c.poison();
           if (p == Precision::bf16) {

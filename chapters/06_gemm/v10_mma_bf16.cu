@@ -228,13 +228,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
   // Grouped rasterization: consecutive blocks walk down kV10GroupM row tiles before moving right,
   // so the blocks resident at one time share A's row panels and B's column panels in L2.
-  const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-  const int per_group = kV10GroupM * tiles_n;
-  const int first_m = (static_cast<int>(blockIdx.x) / per_group) * kV10GroupM;
-  const int group_rows = min(tiles_m - first_m, kV10GroupM);
-  const int in_group = static_cast<int>(blockIdx.x) % per_group;
-  const int row0 = (first_m + in_group % group_rows) * BM;
-  const int col0 = (in_group / group_rows) * BN;
+  const TileIndex tile = grouped_tile(static_cast<int>(blockIdx.x), (m + BM - 1) / BM, (n + BN - 1) / BN, kV10GroupM);
+  const int row0 = tile.row * BM, col0 = tile.col * BN;
 
   // 16-byte copies need every row to start 16-byte aligned: rows of 8k bf16 and aligned bases.
   // Known at compile time in the aligned instantiation, which then has no scalar path.
@@ -339,19 +334,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
       for (int j = 0; j < Cfg::kMmaN; ++j) {
         const int col = col0 + warp_n * Cfg::WN + j * 8 + tq * 2;
-        const float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
-        if (vec_c && col + 1 < n) {
-          float2* p = reinterpret_cast<float2*>(c_row + col);
-          if (beta == 0.0f) {
-            *p = make_float2(alpha * v0, alpha * v1);
-          } else {
-            const float2 old = *p;
-            *p = make_float2(fmaf(alpha, v0, beta * old.x), fmaf(alpha, v1, beta * old.y));
-          }
-        } else {
-          if (col < n) c_row[col] = axpby(v0, alpha, beta, c_row + col);
-          if (col + 1 < n) c_row[col + 1] = axpby(v1, alpha, beta, c_row + col + 1);
-        }
+        store_pair(c_row, col, n, acc[i][j][2 * half], acc[i][j][2 * half + 1], alpha, beta, vec_c);
       }
     }
   }

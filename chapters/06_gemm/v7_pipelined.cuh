@@ -15,6 +15,9 @@
 ///   slice load while the last FFMAs of this one issue.
 /// - kInteriorCopies: the copies of a k-slice that lies entirely inside A and B skip the bounds
 ///   checks and reuse addresses computed once per thread (edge slices keep the guarded copies).
+/// And one for v11 (a configuration chosen by shape), off for v7 and v8:
+/// - kInteriorAnyB: interior copies also when B's rows are not 16-byte aligned (N % 4 != 0 or a
+///   misaligned base), with 4-byte cp.async, consecutive threads copying consecutive columns.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,7 +33,7 @@ namespace gemm {
 
 /// The compile-time parameters of the pipelined FFMA kernel, and everything derived from them.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_,
-          int FRAG_BUFFERS_ = 1, bool INTERIOR_COPIES_ = false>
+          int FRAG_BUFFERS_ = 1, bool INTERIOR_COPIES_ = false, bool INTERIOR_ANY_B_ = false>
 struct FfmaConfig {
   static constexpr int BM = BM_;  ///< rows of C per block
   static constexpr int BN = BN_;  ///< columns of C per block
@@ -63,6 +66,8 @@ struct FfmaConfig {
   static constexpr int kFragBuffers = FRAG_BUFFERS_;
   /// Interior slices copied without bounds checks from addresses computed once (false in v7).
   static constexpr bool kInteriorCopies = INTERIOR_COPIES_;
+  /// Interior copies whether or not B's rows are 16-byte aligned (false in v7 and v8).
+  static constexpr bool kInteriorAnyB = INTERIOR_ANY_B_;
 
   static_assert(BM % WM == 0 && BN % WN == 0, "the warp tile must divide the block tile");
   static_assert(WM % TM == 0 && WN % TN == 0, "the thread tile must divide the warp tile");
@@ -75,6 +80,8 @@ struct FfmaConfig {
   static_assert(kMinBlocks >= 1 && kThreads * kMinBlocks <= 2048, "an SM holds at most 2048 threads");
   static_assert(kFragBuffers == 1 || kFragBuffers == 2, "fragments are single- or double-buffered");
   static_assert(kFragBuffers == 1 || BK % 2 == 0, "double buffering alternates buffers: BK must be even");
+  static_assert(!kInteriorAnyB || kInteriorCopies, "kInteriorAnyB extends the interior copies: switch both on");
+  static_assert(!kInteriorAnyB || kThreads % BN == 0, "kInteriorAnyB: each thread copies one column of the B tile");
   static_assert(!kInteriorCopies || (kThreads % BK == 0 && kThreads % kBChunksPerRow == 0),
                 "interior copies: each thread copies one column of A and one chunk column of B, so the "
                 "thread count must be a multiple of BK and of BN / 4");
@@ -115,14 +122,18 @@ __device__ __forceinline__ void load_stage_ffma(float* __restrict__ As, float* _
   }
 }
 
-/// The copies of load_stage_ffma() for a k-slice that lies entirely inside A and B (and B's rows
-/// 16-byte aligned): no bounds checks. `a_src` and `b_src` are this thread's first source
-/// elements of slice 0 (A[row0 + t / BK, t % BK], B[t / (BN/4), col0 + 4 (t % (BN/4))]); copy i
-/// of a slice sits kThreads / BK rows of A (kThreads / (BN/4) rows of B) further on.
+/// The copies of load_stage_ffma() for a k-slice that lies entirely inside A and B: no bounds
+/// checks. `a_src` is this thread's first source element of slice 0, A[row0 + t / BK, t % BK];
+/// copy i of a slice sits kThreads / BK rows of A further on. B, when `vec_b` (rows 16-byte
+/// aligned): `b_src` = B[t / (BN/4), col0 + 4 (t % (BN/4))], one 16-byte copy per chunk, copy i
+/// kThreads / (BN/4) rows further on. Otherwise (kInteriorAnyB): `b_src` = B[t / BN, col0 +
+/// t % BN], one 4-byte copy per element, copy i kThreads / BN rows further on, so that a warp's
+/// copy instruction reads 32 consecutive floats (a 16-byte layout of four 4-byte copies per
+/// thread would touch each 32-byte sector four times).
 template <class Cfg>
 __device__ __forceinline__ void load_stage_interior(float* __restrict__ As, float* __restrict__ Bs, int tile, int n,
                                                     int k, const float* __restrict__ a_src,
-                                                    const float* __restrict__ b_src) {
+                                                    const float* __restrict__ b_src, bool vec_b) {
   constexpr int kARowStep = Cfg::kThreads / Cfg::BK, kBRowStep = Cfg::kThreads / Cfg::kBChunksPerRow;
   const int t = threadIdx.x;
   const float* a_tile = a_src + tile * Cfg::BK;                                       // A[.., k0 + t % BK]
@@ -132,9 +143,17 @@ __device__ __forceinline__ void load_stage_interior(float* __restrict__ As, floa
 #pragma unroll
   for (int i = 0; i < Cfg::kALoads; ++i)  // As[kk][r + i kARowStep] = A[row0 + r + i kARowStep, k0 + kk]
     cp_async_4(a_dst + i * kARowStep, a_tile + static_cast<std::int64_t>(i) * kARowStep * k, true);
+  if (!Cfg::kInteriorAnyB || vec_b) {
 #pragma unroll
-  for (int i = 0; i < Cfg::kBLoads; ++i)  // Bs[kk + i kBRowStep][cc .. cc+3] = B[k0 + kk + i kBRowStep, ..]
-    cp_async_16(b_dst + i * kBRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kBRowStep * n, 16);
+    for (int i = 0; i < Cfg::kBLoads; ++i)  // Bs[kk + i kBRowStep][cc .. cc+3] = B[k0 + kk + i kBRowStep, ..]
+      cp_async_16(b_dst + i * kBRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kBRowStep * n, 16);
+  } else {
+    constexpr int kRowStep = Cfg::kThreads / Cfg::BN;  // B rows between this thread's 4-byte copies
+    float* col_dst = &Bs[(t / Cfg::BN) * Cfg::BN + t % Cfg::BN];  // Bs[t / BN][t % BN]
+#pragma unroll
+    for (int i = 0; i < Cfg::BK / kRowStep; ++i)  // Bs[kk + i kRowStep][c] = B[k0 + kk + i kRowStep, col0 + c]
+      cp_async_4(col_dst + i * kRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kRowStep * n, true);
+  }
 }
 
 /// Reads one k-step `p` of this lane's fragments from a stage: TM/4 LDS.128 of A and TN/4
@@ -215,19 +234,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
   // kInteriorCopies: a slice inside A and B (block tile inside M x N, k0 + BK <= K, B's rows
-  // aligned) is copied from this thread's precomputed addresses, without bounds checks.
-  const bool inside_mn = Cfg::kInteriorCopies && vec_b && row0 + Cfg::BM <= m && col0 + Cfg::BN <= n;
+  // aligned unless kInteriorAnyB) is copied from this thread's precomputed addresses, without
+  // bounds checks.
+  const bool inside_mn =
+      Cfg::kInteriorCopies && (vec_b || Cfg::kInteriorAnyB) && row0 + Cfg::BM <= m && col0 + Cfg::BN <= n;
   const float* a_src = inside_mn ? a + static_cast<std::int64_t>(row0 + t / BK) * k + t % BK : a;
   const float* b_src =
-      inside_mn ? b + static_cast<std::int64_t>(t / Cfg::kBChunksPerRow) * n + col0 + (t % Cfg::kBChunksPerRow) * 4
-                : b;
+      !inside_mn ? b
+      : vec_b    ? b + static_cast<std::int64_t>(t / Cfg::kBChunksPerRow) * n + col0 + (t % Cfg::kBChunksPerRow) * 4
+                 : b + static_cast<std::int64_t>(t / Cfg::BN) * n + col0 + t % Cfg::BN;  // kInteriorAnyB
 
 // [pipeline]
   // Issues the copies of k-slice `tile` into its stage, tile % S.
   const auto issue = [&](int tile) {
     float* As = smem + (tile % S) * Cfg::kStageFloats;
     if (inside_mn && k - tile * BK >= BK) {
-      load_stage_interior<Cfg>(As, As + BK * Cfg::kAStride, tile, n, k, a_src, b_src);
+      load_stage_interior<Cfg>(As, As + BK * Cfg::kAStride, tile, n, k, a_src, b_src, vec_b);
     } else {
       load_stage_ffma<Cfg>(As, As + BK * Cfg::kAStride, tile, m, n, k, a, b, row0, col0, vec_b);
     }

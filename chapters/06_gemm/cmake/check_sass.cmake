@@ -1,5 +1,6 @@
 # Script mode (CTest test gemm_sass): disassembles the gemm executable with cuobjdump and checks
-# that the tensor-core kernels contain HMMA (and v10 also LDSM, i.e. ldmatrix), and that the
+# that the tensor-core kernels contain HMMA (and v10 also LDSM, i.e. ldmatrix), that the Hopper
+# steps' sm_90a kernels (v12-v17) contain HGMMA (wgmma) and neither HMMA nor LDSM, and that the
 # fp32 kernels contain FFMA and no HMMA, for every sm_80+ architecture in the binary.
 #   cmake -DBINARY=build/bin/gemm -DCUDA_BIN=/usr/local/cuda/bin -P check_sass.cmake
 find_program(CUOBJDUMP cuobjdump HINTS "${CUDA_BIN}" /usr/local/cuda/bin)
@@ -14,8 +15,8 @@ if(NOT rc EQUAL 0)
 endif()
 
 # The dump, reduced to the tokens we care about, in order:
-#   "code for sm_90a" / "Function : <mangled name>" / HMMA / FFMA / LDSM
-string(REGEX MATCHALL "code for sm_[0-9]+[a-z]?|Function : [A-Za-z0-9_]+|HMMA|FFMA|LDSM" tokens "${sass}")
+#   "code for sm_90a" / "Function : <mangled name>" / HMMA / HGMMA / FFMA / LDSM
+string(REGEX MATCHALL "code for sm_[0-9]+[a-z]?|Function : [A-Za-z0-9_]+|HGMMA|HMMA|FFMA|LDSM" tokens "${sass}")
 set(arch "")
 set(fn "")
 set(functions "")
@@ -26,6 +27,7 @@ foreach(tok IN LISTS tokens)
     set(fn "${CMAKE_MATCH_1}__sm_${arch}")
     list(APPEND functions "${fn}")
     set(have_${fn}_HMMA 0)
+    set(have_${fn}_HGMMA 0)
     set(have_${fn}_FFMA 0)
     set(have_${fn}_LDSM 0)
     set(arch_${fn} "${arch}")
@@ -37,11 +39,28 @@ endforeach()
 set(failures "")
 set(checked_tc 0)
 set(checked_fp32 0)
+set(checked_hopper 0)
+set(have_sm90 0)
 foreach(fn IN LISTS functions)
   if(arch_${fn} LESS 80)
     continue()  # tensor-core kernels are traps below sm_80
   endif()
-  if(fn MATCHES "gemm_v9_wmma_tf32|gemm_v10_mma_bf16")
+  if(arch_${fn} EQUAL 90)
+    set(have_sm90 1)
+  endif()
+  if(fn MATCHES "gemm_v12_tma_wgmma|gemm_v14_warp_specialized")
+    if(NOT arch_${fn} EQUAL 90)
+      continue()  # wgmma exists only in the sm_90a code; elsewhere these kernels are traps
+    endif()
+    math(EXPR checked_hopper "${checked_hopper} + 1")
+    if(NOT have_${fn}_HGMMA)
+      list(APPEND failures "${fn}: no HGMMA instruction (wgmma unused)")
+    endif()
+    if(have_${fn}_HMMA OR have_${fn}_LDSM)
+      list(APPEND failures "${fn}: a wgmma kernel contains HMMA or LDSM (mma.sync / ldmatrix)")
+    endif()
+    message(STATUS "${fn}: HGMMA ${have_${fn}_HGMMA}")
+  elseif(fn MATCHES "gemm_v9_wmma_tf32|gemm_v10_mma_bf16")
     math(EXPR checked_tc "${checked_tc} + 1")
     if(NOT have_${fn}_HMMA)
       list(APPEND failures "${fn}: no HMMA instruction (tensor cores unused)")
@@ -63,8 +82,13 @@ endforeach()
 if(checked_tc LESS 2)
   list(APPEND failures "found ${checked_tc} tensor-core kernels for sm_80+ in ${BINARY} (expected v9 and v10)")
 endif()
+# v12/v13 (two instantiations of one kernel) and v14-v17 (three): five sm_90a wgmma kernels.
+if(have_sm90 AND checked_hopper LESS 5)
+  list(APPEND failures "found ${checked_hopper} sm_90a wgmma kernels in ${BINARY} (expected 5: v12-v17)")
+endif()
 if(failures)
   string(REPLACE ";" "\n  " text "${failures}")
   message(FATAL_ERROR "SASS check failed:\n  ${text}")
 endif()
-message(STATUS "SASS check passed: ${checked_tc} tensor-core kernels with HMMA, ${checked_fp32} fp32 kernels with FFMA only")
+message(STATUS "SASS check passed: ${checked_tc} tensor-core kernels with HMMA, ${checked_hopper} with HGMMA, "
+               "${checked_fp32} fp32 kernels with FFMA only")

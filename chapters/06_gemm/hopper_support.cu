@@ -1,0 +1,197 @@
+/// @file
+/// @brief The host side of the Hopper steps (v12-v17): can this GPU and build run them, tensor
+/// maps (TMA descriptors) through the driver's cuTensorMapEncodeTiled, and operands made
+/// TMA-ready (copied into an aligned workspace when their rows are not 16-byte aligned).
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "common/check.hpp"
+#include "common/device_info.hpp"
+#include "hopper.cuh"
+
+namespace gemm {
+
+namespace {
+
+/// Writes 1 if this kernel was compiled for sm_90a (so the Hopper steps' kernels are real), else 0.
+__global__ void gemm_sm90a_probe(int* out) { *out = GEMM_SM90A; }
+
+/// cuTensorMapEncodeTiled's signature (the CUDA 12.0 ABI, PFN_cuTensorMapEncodeTiled_v12000).
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/// The driver's cuTensorMapEncodeTiled, looked up once through the runtime (the program does not
+/// link libcuda, so it starts, and reports the Hopper steps as skipped, without it); null if absent.
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
+#endif
+    if (e != cudaSuccess) cudaGetLastError();  // leave no error behind for the next check
+    return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? reinterpret_cast<EncodeTiled>(p) : nullptr;
+  }();
+  return fn;
+}
+
+/// dst[r * dst_ld + c] = src[r * src_ld + c] for a rows x cols matrix of 2-byte elements: one
+/// block per row (grid-stride), the block's threads along the row.
+__global__ void copy_rows_bf16(const unsigned short* __restrict__ src, std::int64_t src_ld,
+                               unsigned short* __restrict__ dst, std::int64_t dst_ld, std::int64_t rows,
+                               std::int64_t cols) {
+  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const unsigned short* s = src + r * src_ld;
+    unsigned short* d = dst + r * dst_ld;
+    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) d[c] = s[c];
+  }
+}
+
+/// Device memory kept between calls, grown on demand (freed at exit, before the runtime is torn
+/// down: a function-local static is destroyed before the CUDA runtime's own).
+class Workspace {
+ public:
+  Workspace() = default;
+  ~Workspace() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  /// At least `bytes` bytes (256-byte aligned, as cudaMalloc returns). Growing synchronizes the
+  /// device (cudaFree): it happens in the untimed check run, not in timed runs of the same size.
+  void* get(std::size_t bytes) {
+    if (bytes > bytes_) {
+      if (ptr_ != nullptr) CUDA_CHECK(cudaFree(ptr_));
+      ptr_ = nullptr;
+      bytes_ = 0;
+      CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+      bytes_ = bytes;
+    }
+    return ptr_;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+Workspace& workspace() {
+  static Workspace ws;
+  return ws;
+}
+
+std::int64_t round_up8(std::int64_t v) { return (v + 7) / 8 * 8; }
+
+}  // namespace
+
+std::string hopper_unavailable() {
+  const int cc = tut::current_cc();
+  if (cc < 90) return "needs sm_90a (wgmma, TMA), this GPU is sm_" + std::to_string(cc);
+  if (cc != 90) return "wgmma exists only on sm_90 (Hopper); this GPU is sm_" + std::to_string(cc);
+  static const std::string reason = [] {
+    int* flag = nullptr;
+    CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));
+    CUDA_CHECK(cudaMemset(flag, 0, sizeof(int)));
+    gemm_sm90a_probe<<<1, 1>>>(flag);
+    const cudaError_t launched = cudaGetLastError();
+    int value = 0;
+    if (launched == cudaSuccess) CUDA_CHECK(cudaMemcpy(&value, flag, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(flag));
+    if (launched != cudaSuccess) return std::string("no kernel image for this GPU in this build");
+    if (value != 1) return std::string("this build has no sm_90a code (set CMAKE_CUDA_ARCHITECTURES to 90a)");
+    if (encode_tiled() == nullptr) return std::string("the CUDA driver does not provide cuTensorMapEncodeTiled");
+    return std::string();
+  }();
+  return reason;
+}
+
+namespace sm90 {
+
+CUtensorMap make_tensor_map(const void* base, CUtensorMapDataType type, int elem_bytes, std::int64_t rows,
+                            std::int64_t cols, std::int64_t ld, unsigned box_rows, unsigned box_cols) {
+  const EncodeTiled encode = encode_tiled();
+  if (encode == nullptr) throw std::runtime_error("gemm: the CUDA driver does not provide cuTensorMapEncodeTiled");
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * static_cast<cuuint64_t>(elem_bytes)};  // bytes per row
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  // 128-byte swizzle (the box's rows are 128 bytes); L2 requests widened to 256 bytes; zeros
+  // outside the matrix (FLOAT_OOB_FILL_NONE fills zeros, the alternative being NaN).
+  const CUresult r = encode(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    throw tut::CudaError(tut::format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
+                                                "CUresult " + std::to_string(static_cast<int>(r))));
+  }
+  return map;
+}
+
+TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const __nv_bfloat16* a,
+                         const __nv_bfloat16* b, cudaStream_t stream) {
+  const bool a_ok = k % 8 == 0 && aligned16(a);
+  const bool b_ok = n % 8 == 0 && aligned16(b);
+  TmaOperands ops{a, k, b, n};
+  if (a_ok && b_ok) return ops;
+  // Copy what is not aligned into the workspace, rows padded to 8 elements (16 bytes). The
+  // padding is never read: the tensor maps keep the true k and n, so TMA zero-fills past them.
+  const std::int64_t lda = a_ok ? k : round_up8(k), ldb = b_ok ? n : round_up8(n);
+  const std::size_t a_bytes = a_ok ? 0 : static_cast<std::size_t>(m * lda) * 2;
+  const std::size_t b_bytes = b_ok ? 0 : static_cast<std::size_t>(k * ldb) * 2;
+  auto* ws = static_cast<unsigned char*>(workspace().get((a_bytes + 255) / 256 * 256 + b_bytes));
+  const auto copy = [stream](const __nv_bfloat16* src, std::int64_t src_ld, void* dst, std::int64_t dst_ld,
+                             std::int64_t rows, std::int64_t cols) {
+    const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(rows, 8192));
+    copy_rows_bf16<<<blocks, 256, 0, stream>>>(reinterpret_cast<const unsigned short*>(src), src_ld,
+                                               static_cast<unsigned short*>(dst), dst_ld, rows, cols);
+    CUDA_CHECK_LAUNCH();
+  };
+  if (!a_ok) {
+    copy(a, k, ws, lda, m, k);
+    ops.a = reinterpret_cast<const __nv_bfloat16*>(ws);
+    ops.lda = lda;
+  }
+  if (!b_ok) {
+    unsigned char* dst = ws + (a_bytes + 255) / 256 * 256;
+    copy(b, n, dst, ldb, k, n);
+    ops.b = reinterpret_cast<const __nv_bfloat16*>(dst);
+    ops.ldb = ldb;
+  }
+  return ops;
+}
+
+OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m) {
+  return {make_tensor_map(ops.a, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, m, k, ops.lda, box_m, kBK),
+          make_tensor_map(ops.b, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, k, n, ops.ldb, kBK, kBoxN)};
+}
+
+void set_smem_limit(const void* kernel, int bytes) {
+  int dev = 0, optin = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (optin < bytes) {
+    throw std::runtime_error("gemm: this GPU gives a block less than the " + std::to_string(bytes / 1024) +
+                             " KiB of shared memory a Hopper step needs");
+  }
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
+}  // namespace sm90
+
+int sm_count() {
+  static const int count = [] {
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+  }();
+  return count;
+}
+
+}  // namespace gemm

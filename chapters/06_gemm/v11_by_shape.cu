@@ -1,0 +1,108 @@
+/// @file
+/// @brief v11 (fp32): v7's kernel in the configuration that suits the problem's shape, chosen at
+/// run time as a library does.
+#include <string>
+#include <vector>
+
+#include "gemm.hpp"
+#include "v7_pipelined.cuh"
+
+namespace gemm {
+
+/// The configurations v11 chooses from (block tile, k-slice, warp tile, thread tile, stages,
+/// blocks per SM, fragment buffers, interior copies, interior copies for unaligned B).
+/// `gemm --tune --dtype fp32` times them next to v8's candidates (at --m/--n/--k).
+// [configs]
+namespace by_shape {
+/// v8's configuration (C5): 128 x 256 x 16, 256 threads of 16 x 8, one block per SM. Best when
+/// there are many tiles: the fewest loads and shared reads per FFMA.
+using Large = FfmaConfig<128, 256, 16, 64, 64, 16, 8, 3, 1, 2, true>;
+/// Large with interior copies for unaligned B too (four 4-byte cp.async per chunk).
+using LargeAnyB = FfmaConfig<128, 256, 16, 64, 64, 16, 8, 3, 1, 2, true, true>;
+/// 128 x 128 x 16, 128 threads of 16 x 8, two blocks per SM (v8's C6), interior copies for any B:
+/// half the tile, so twice the tiles to spread over the SMs.
+using Medium = FfmaConfig<128, 128, 16, 64, 64, 16, 8, 3, 2, 2, true, true>;
+/// 64 x 128 x 16, 256 threads of 8 x 4, two blocks per SM: a quarter of Large's tile, for
+/// problems with fewer 128 x 128 tiles than SMs (1024^3: 128 tiles for 132 SMs).
+using Small = FfmaConfig<64, 128, 16, 32, 32, 8, 4, 3, 2, 2, true, true>;
+/// 64 x 128 x 16, 128 threads of 8 x 8: Small's tile with fewer, fatter threads.
+using SmallFat = FfmaConfig<64, 128, 16, 32, 64, 8, 8, 3, 2, 2, true, true>;
+/// 64 x 64 x 16, 128 threads of 8 x 4, up to four blocks per SM: the smallest tile.
+using Tiny = FfmaConfig<64, 64, 16, 32, 32, 8, 4, 3, 4, 2, true, true>;
+}  // namespace by_shape
+// [configs]
+
+namespace {
+
+/// Tiles of a bm x bn tiling of an m x n matrix.
+std::int64_t tile_count(std::int64_t m, std::int64_t n, int bm, int bn) { return ((m + bm - 1) / bm) * ((n + bn - 1) / bn); }
+
+}  // namespace
+
+// [choose]
+ShapeConfig choose_config(std::int64_t m, std::int64_t n, bool b_aligned, int sms) {
+  const std::int64_t large = tile_count(m, n, 128, 256), medium = tile_count(m, n, 128, 128);
+  if (medium < sms) return ShapeConfig::small;  // even 128 x 128 tiles would leave SMs idle
+  const std::int64_t large_rounds = (large + sms - 1) / sms;             // one 128 x 256 block per SM
+  const std::int64_t medium_rounds = (medium + 2 * sms - 1) / (2 * sms);  // two 128 x 128 blocks per SM
+  // A round of either is about the same work per SM; ties go to the larger tile (fewer loads per FFMA).
+  return b_aligned && large_rounds <= medium_rounds ? ShapeConfig::large : ShapeConfig::medium;
+}
+// [choose]
+
+/// @brief v11: the configuration chosen by shape.
+///
+/// **Idea.** No single tile suits every problem. A 128 x 256 tile (v8) needs the fewest loads
+/// per FFMA, but at 1024^3 there are only 32 such tiles for 132 SMs: three quarters of the GPU
+/// idle. And v8's fast copy path needs B's rows 16-byte aligned, which 4095 x 4097 x 1023 does
+/// not have. A library keeps several configurations of its kernels and picks one per call from
+/// the shape (cuBLAS's heuristics, CUTLASS's profiler-generated tables). v11 does the same with
+/// three of v7's: the largest tile that still gives every SM work, with interior copies that
+/// also handle unaligned rows of B (4-byte cp.async, a warp's 32 copies on consecutive columns).
+///
+/// **Changed since v8.** No new kernel: v7's (gemm_v7_pipelined() in v7_pipelined.cuh) with one
+/// more switch, kInteriorAnyB, and a choice at run time (choose_config()):
+/// - fewer 128 x 128 tiles than SMs: SmallFat (64 x 128, 128 threads of 8 x 8);
+/// - else Large (v8's C5) if B's rows are aligned and its 128 x 256 tiles need no more rounds
+///   (waves of one block per SM) than Medium's 128 x 128 tiles need waves of two per SM;
+/// - else Medium (128 x 128, two blocks per SM, interior copies for any B).
+///
+/// **What is still wrong.** Nothing new at the large sizes: FFMA issue is the roof there (v8).
+/// The thresholds are a rule of thumb from one GPU's measurements, not a model.
+///
+/// **Predicted.** v8 unchanged where it already wins (2048^3 to 8192^3); at 1024^3 about 1.5-2x
+/// over v8 (four times the tiles); at 4095 x 4097 x 1023, 90% of cuBLAS SGEMM (Medium covers
+/// it in exactly four waves of two blocks per SM, and with the interior copies).
+///
+/// **Measured.** See the chapter page's table.
+void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                              const float* b, float beta, float* c, cudaStream_t stream) {
+  switch (choose_config(m, n, n % 4 == 0 && aligned16(b), sm_count())) {
+    case ShapeConfig::large: launch_pipelined<by_shape::Large>(m, n, k, alpha, a, b, beta, c, stream); break;
+    case ShapeConfig::medium: launch_pipelined<by_shape::Medium>(m, n, k, alpha, a, b, beta, c, stream); break;
+    case ShapeConfig::small: launch_pipelined<by_shape::SmallFat>(m, n, k, alpha, a, b, beta, c, stream); break;
+  }
+}
+
+namespace {
+
+template <class Cfg>
+TuneCandidate shape_candidate(const std::string& name, const std::string& summary) {
+  return {name, summary, launch_pipelined<Cfg>, false};
+}
+
+}  // namespace
+
+const std::vector<TuneCandidate>& shape_candidates() {
+  static const std::vector<TuneCandidate> list = {
+      shape_candidate<by_shape::Large>("s_large", "v11 Large: 128x256x16, 256 threads of 16x8, 1 block/SM (v8's C5)"),
+      shape_candidate<by_shape::LargeAnyB>("s_large_anyb", "v11 LargeAnyB: Large, interior copies for unaligned B"),
+      shape_candidate<by_shape::Medium>("s_medium", "v11 Medium: 128x128x16, 128 threads of 16x8, 2 blocks/SM, any B"),
+      shape_candidate<by_shape::Small>("s_small", "v11 Small: 64x128x16, 256 threads of 8x4, 2 blocks/SM, any B"),
+      shape_candidate<by_shape::SmallFat>("s_small_fat", "v11 SmallFat: 64x128x16, 128 threads of 8x8, 2 blocks/SM"),
+      shape_candidate<by_shape::Tiny>("s_tiny", "v11 Tiny: 64x64x16, 128 threads of 8x4, 4 blocks/SM, any B"),
+  };
+  return list;
+}
+
+}  // namespace gemm

@@ -1,0 +1,44 @@
+/// @file
+/// @brief v14: warp specialization: a producer warpgroup that only issues TMA loads, two consumer
+/// warpgroups that only issue wgmma, registers moved from the first to the others (sm_90a).
+#include "gemm.hpp"
+#include "v14_warp_specialized.cuh"
+
+namespace gemm {
+
+/// v14's configuration: v13's tile (128 x 256, two consumer warpgroups of 64 x 256, 4 stages of
+/// 48 KiB), plus a producer warpgroup; no cluster, epilogue from the registers.
+using V14Config = WsConfig<128, 256, 4, 1, false>;
+
+/// @brief v14: warp specialization and register reallocation.
+///
+/// **Idea.** Give the two jobs to different warps. A producer warpgroup does nothing but wait
+/// for empty stages and issue TMA loads (one thread of it, in fact); the two consumer
+/// warpgroups do nothing but wait for full stages, issue wgmma and release the stages. Neither
+/// waits for the other except through the ring's mbarriers, so loads are issued the moment a
+/// stage frees and no consumer stalls on the producer's bookkeeping. The producer needs few
+/// registers, the consumers' accumulators many: `setmaxnreg` moves them (the producer drops to
+/// 40 per thread, the consumers rise to 232), so 384 threads fit where 168 registers each would
+/// not leave room for 128 accumulators plus addresses.
+///
+/// **Changed since v13.** A third warpgroup (384 threads), the producer; thread 0 no longer
+/// computes. The consumers' loop has no load in it. The kernel (gemm_v14_warp_specialized() in
+/// v14_warp_specialized.cuh) is written as a loop over tiles, `for (unit = blockIdx.x; unit <
+/// units; unit += gridDim.x)`, with slice counters that run on across tiles; v14 launches one
+/// block per tile, so each block runs it once. v15 and later change only the launch and the
+/// template parameters.
+///
+/// **What is still wrong.** One block per SM (192 KiB of stages): when a block finishes, its
+/// SM idles until the next block has started, filled its ring and computed its first slice.
+/// During the epilogue the tensor cores idle as well.
+///
+/// **Predicted.** +10-20% over v13: loads issued early, the consumers decoupled.
+///
+/// **Measured.** See the chapter page's table.
+void launch_gemm_v14_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                      const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
+                                      cudaStream_t stream) {
+  launch_warp_specialized<V14Config>(m, n, k, alpha, a, b, beta, c, stream, false);
+}
+
+}  // namespace gemm

@@ -1,0 +1,37 @@
+/// @file
+/// @brief v15: v14's kernel as a persistent grid, one block per SM striding over the tiles (sm_90a).
+#include "gemm.hpp"
+#include "v14_warp_specialized.cuh"
+
+namespace gemm {
+
+/// v15's configuration: v14's (the same kernel instantiation).
+using V15Config = WsConfig<128, 256, 4, 1, false>;
+
+/// @brief v15: a persistent kernel.
+///
+/// **Idea.** Launch only as many blocks as the GPU holds at once (one per SM here) and let each
+/// walk over tiles, `unit += gridDim.x`, in the grouped order that keeps the tiles in flight
+/// sharing A's and B's panels in L2. A block is set up once (barriers, register split), and
+/// its producer runs ahead into the next tile while the consumers store the last one: the ring
+/// is already full when they come back, so the tensor cores idle only for the epilogue itself,
+/// not for a new block's start and first loads.
+///
+/// **Changed since v14.** The launch: a grid of min(tiles, blocks resident at once) instead of
+/// one block per tile. The kernel is v14's (gemm_v14_warp_specialized() in
+/// v14_warp_specialized.cuh), whose slice counters already run on across tiles.
+///
+/// **What is still wrong.** The epilogue stops both consumer warpgroups while they write 128 KiB
+/// of fp32 per tile from registers, 8 rows of C per warp instruction. Every CTA loads its own
+/// copy of the B tile, although the CTA working on the tile above needs the same one.
+///
+/// **Predicted.** +3-8% over v14: no block start and pipeline fill per tile; more at 2048^3 and
+/// 4096^3, where each tile is short.
+///
+/// **Measured.** See the chapter page's table.
+void launch_gemm_v15_persistent(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  launch_warp_specialized<V15Config>(m, n, k, alpha, a, b, beta, c, stream, true);
+}
+
+}  // namespace gemm

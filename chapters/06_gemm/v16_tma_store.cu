@@ -1,0 +1,42 @@
+/// @file
+/// @brief v16: v15 with the epilogue through shared memory and TMA stores (sm_90a).
+#include "gemm.hpp"
+#include "v14_warp_specialized.cuh"
+
+namespace gemm {
+
+/// v16's configuration: v15's, with the TMA-store epilogue (4 stages of 48 KiB plus 32 KiB of
+/// staging boxes: 224 KiB of shared memory).
+using V16Config = WsConfig<128, 256, 4, 1, true>;
+
+/// @brief v16: an epilogue through shared memory and TMA stores.
+///
+/// **Idea.** Writing C from registers costs each consumer thread 64 float2 stores, each warp
+/// instruction touching 8 rows of C, while neither warpgroup computes. Write the accumulators to
+/// shared memory instead, in boxes of 64 rows x 32 columns, and let one thread hand each box to
+/// the TMA unit: the unit writes whole 128-byte lines of C (clipping at C's edges) while the
+/// warpgroup fills the next box, and then already waits for its next tile's first slice. Two
+/// staging boxes per warpgroup alternate; `cp.async.bulk.wait_group.read 1` says when the older
+/// one may be overwritten, `fence.proxy.async` makes the threads' writes visible to the TMA
+/// unit before the store reads them. The boxes use the 128-byte swizzle too, so the warps'
+/// writes into them are free of bank conflicts.
+///
+/// **Changed since v15.** Template argument kTmaStore = true of the same kernel
+/// (gemm_v14_warp_specialized() in v14_warp_specialized.cuh): the epilogue is store_tile_tma()
+/// instead of store_accumulators(); a third tensor map (C, fp32, boxes of 64 rows x 32 columns);
+/// 32 KiB of shared memory for the staging boxes. C's rows must be 16-byte aligned for TMA (N a
+/// multiple of 4, aligned base); otherwise this version stores from the registers, as v15.
+///
+/// **What is still wrong.** Every CTA loads its own copy of the B tile, although the CTA working
+/// on the tile above needs the same one. The consumers still stop computing for the epilogue
+/// (for less time).
+///
+/// **Predicted.** +1-3% over v15: the epilogue is a few percent of a tile's time at 4096^3.
+///
+/// **Measured.** See the chapter page's table.
+void launch_gemm_v16_tma_store(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  launch_warp_specialized<V16Config>(m, n, k, alpha, a, b, beta, c, stream, true);
+}
+
+}  // namespace gemm

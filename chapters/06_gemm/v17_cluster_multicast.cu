@@ -1,0 +1,44 @@
+/// @file
+/// @brief v17: v16 in clusters of two CTAs that share their B tile through TMA multicast (sm_90a).
+#include "gemm.hpp"
+#include "v14_warp_specialized.cuh"
+
+namespace gemm {
+
+/// v17's configuration: v16's, in clusters of two CTAs along M.
+using V17Config = WsConfig<128, 256, 4, 2, true>;
+
+/// @brief v17: thread-block clusters and TMA multicast.
+///
+/// **Idea.** Two CTAs of a cluster run on two SMs of one GPC and can reach each other's shared
+/// memory. Give a cluster two vertically adjacent tiles: both need the same 64 x 256 slice of B
+/// at every step. Each CTA loads half of it (two of the four 64-column boxes) with
+/// `.multicast::cluster`: one read of L2 lands in both SMs' shared memory and completes on both
+/// CTAs' full barriers. L2 then serves 32 KiB per slice per SM instead of 48.
+///
+/// **Changed since v16.** Template argument kClusterM = 2 of the same kernel
+/// (gemm_v14_warp_specialized() in v14_warp_specialized.cuh): the launch asks for clusters of
+/// two (cudaLaunchKernelEx with a cluster dimension; grid from cudaOccupancyMaxActiveClusters);
+/// a unit of work is a column of two tiles; the producer loads its A tile and multicasts its
+/// half of B. Because the peer writes into this CTA's stages too, a stage is empty only when the
+/// consumers of *both* CTAs have released it: every consumer warp arrives on the empty barrier
+/// of both (mapa + mbarrier.arrive.shared::cluster), and empty[s] counts 16 arrivals. A cluster
+/// barrier after the barriers' initialization and another before exit keep either CTA from
+/// touching a peer that does not (or no longer) exist. When the number of tile rows is odd, the
+/// last cluster's second CTA computes a tile below C, stores nothing (TMA clips it), but still
+/// loads its half of B for its peer.
+///
+/// **What is still wrong.** The consumers still stop computing for the epilogue; a schedule in
+/// which one warpgroup's epilogue overlaps the other's main loop (CUTLASS's "ping-pong") would
+/// hide it. Pairs of tiles halve the number of work units: more tail at sizes with few tiles.
+///
+/// **Predicted.** +3-6% over v16 at 4096^3 and 8192^3, if L2 bandwidth was a limit.
+///
+/// **Measured.** See the chapter page's table.
+void launch_gemm_v17_cluster_multicast(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
+                                       cudaStream_t stream) {
+  launch_warp_specialized<V17Config>(m, n, k, alpha, a, b, beta, c, stream, true);
+}
+
+}  // namespace gemm
