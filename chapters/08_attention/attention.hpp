@@ -26,9 +26,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/check.hpp"
 #include "common/compare.hpp"
 #include "common/report.hpp"
 
@@ -247,6 +249,41 @@ double cublas_workspace_bytes_bf16(const Shape& s);
 /// GemmEx BF16 8192^3 with fp32 accumulation in bf16; median of 10), measured once per process:
 /// the roof that the "% of peak" column of this chapter's tables relates to.
 double measured_gemm_tflops(Precision p, cudaStream_t stream);
+/// @}
+
+/// @name The tuning search (`attention --tune`, tune.cu)
+/// @{
+
+/// One configuration of a search: a named instantiation of v3's kernel (fp32) or v6's (bf16).
+struct TuneCandidate {
+  std::string name;     ///< e.g. "v6_d128_bc32_m2_w4_b2"
+  std::string summary;  ///< the parameters in words
+  Kernel kernel;        ///< how to run it
+  std::int64_t d;       ///< the head dimension it is compiled for
+  bool is_tuned;        ///< true for the configuration its version runs at that D
+};
+
+/// The configurations `attention --tune` times next to v3 and v6.
+const std::vector<TuneCandidate>& tune_candidates();
+/// @}
+
+/// @name Launch helpers
+/// @{
+
+/// Raises a kernel's dynamic shared-memory limit to `bytes` (needed above 48 KiB); returns true so
+/// that a launcher can run it once: `static const bool ready = allow_shared_memory(kernel, bytes);`.
+template <class KernelPtr>
+bool allow_shared_memory(KernelPtr kernel, int bytes) {
+  int device = 0, optin = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (optin < bytes) {
+    throw std::runtime_error("attention: this GPU gives a block " + std::to_string(optin / 1024) +
+                             " KiB of shared memory, the kernel needs " + std::to_string(bytes / 1024));
+  }
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  return true;
+}
 /// @}
 
 /// @name Support checks of the versions (registered with them)

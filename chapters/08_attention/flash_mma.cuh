@@ -122,19 +122,23 @@ __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
 /// ptxas spills (192 bytes per thread at 255 registers), with 32-key tiles it does not. Q is read
 /// from shared memory at every tile (as in FlashAttention-2): its fragments would take another 32
 /// (D = 64) or 64 registers.
-template <int kD, int kBc = (kD == 64 ? 64 : 32)>
+template <int kD, int kBc = (kD == 64 ? 64 : 32), int kMt_ = 2, int kWarps_ = 4, int kMinBlocks_ = 2>
 struct FlashConfig {
   static constexpr int D = kD;                    ///< head dimension
-  static constexpr int kWarps = 4;                ///< warps per block
+  static constexpr int kWarps = kWarps_;          ///< warps per block
   static constexpr int kThreads = 32 * kWarps;    ///< threads per block
-  static constexpr int kMt = 2;                   ///< m16 tiles per warp (32 query rows)
-  static constexpr int Br = 16 * kMt * kWarps;    ///< query rows per block (128)
+  static constexpr int kMt = kMt_;                ///< m16 tiles per warp
+  static constexpr int kRowsPerWarp = 16 * kMt;   ///< query rows per warp
+  static constexpr int Br = kRowsPerWarp * kWarps;  ///< query rows per block
   static constexpr int Bc = kBc;                  ///< keys per tile
   static constexpr int kNt = Bc / 8;              ///< n8 tiles of S per m16 tile
   static constexpr int kDt = D / 8;               ///< n8 tiles of O per m16 tile
   static constexpr int kChunks = D / 8;           ///< 16-byte chunks in a row of Q, K or V
   static constexpr int kQElems = Br * D;          ///< bf16 values of the Q tile
   static constexpr int kKVElems = Bc * D;         ///< bf16 values of one K (or V) tile
+  /// Blocks per SM promised to the compiler (`__launch_bounds__`): it caps registers at 65536 /
+  /// (kMinBlocks x kThreads), 255 at most.
+  static constexpr int kMinBlocks = kMinBlocks_;
   static_assert(D == 64 || D == 128, "flash: the swizzle and the register budget are written for D = 64 and 128");
   static_assert(Bc % 16 == 0, "flash: P V takes keys 16 at a time");
   static_assert((Br * kChunks) % kThreads == 0 && (Bc * kChunks) % kThreads == 0,
@@ -192,7 +196,7 @@ struct WarpRows {
 
 /// Where a warp's rows and a tile's keys lie, for the mask.
 struct TilePosition {
-  int row;      ///< query row (in its head) of this lane's c[0] in m-tile 0: row0 + 32 warp + g
+  int row;      ///< query row (in its head) of this lane's c[0] in m-tile 0: row0 + (rows per warp) warp + g
   int key;      ///< key of this lane's c[0] in n-tile 0 of this tile: kv0 + 2t
   int sk;       ///< keys per head: keys >= sk are masked
   int offset;   ///< causal: query i sees keys j <= i + offset (Sk - Sq)
@@ -245,7 +249,7 @@ __device__ __forceinline__ void attend_tile(WarpRows<Cfg>& w, const __nv_bfloat1
     for (int mi = 0; mi < kMt; ++mi) {
       // Matrices: (rows 0-7, dims 0-7), (rows 8-15, dims 0-7), (rows 0-7, dims 8-15), (rows 8-15,
       // dims 8-15) of m-tile mi: a[0..3].
-      ldmatrix_x4(a[mi], Qs + swizzled<D>(warp * 32 + mi * 16 + lane % 16, 2 * kk + lane / 16));
+      ldmatrix_x4(a[mi], Qs + swizzled<D>(warp * Cfg::kRowsPerWarp + mi * 16 + lane % 16, 2 * kk + lane / 16));
     }
 #pragma unroll
     for (int np = 0; np < kNt / 2; ++np) {
@@ -362,7 +366,7 @@ __device__ __forceinline__ void finish_rows(const WarpRows<Cfg>& w, __nv_bfloat1
     for (int h = 0; h < 2; ++h) {
       const float l = group_sum<4>(w.l[mi][h]);
       const float inv = inverse_sum(l);
-      const int row = warp * 32 + mi * 16 + g + h * 8;
+      const int row = warp * Cfg::kRowsPerWarp + mi * 16 + g + h * 8;
       if (row >= rows_valid) continue;
       __nv_bfloat16* out = o_block + row * Cfg::D + 2 * t;
 #pragma unroll
@@ -402,21 +406,6 @@ inline unsigned flash_blocks(const Shape& s, const void* q, const void* k, const
   const std::int64_t blocks = s.heads() * ((s.sq + br - 1) / br);
   if (blocks > 2147483647LL) throw std::invalid_argument(std::string(who) + ": more than 2^31 - 1 blocks");
   return static_cast<unsigned>(blocks);
-}
-
-/// Raises a kernel's dynamic shared-memory limit to `bytes` (needed above 48 KiB); returns true so
-/// that a launcher can run it once: `static const bool ready = allow_shared_memory(kernel, bytes);`.
-template <class KernelPtr>
-bool allow_shared_memory(KernelPtr kernel, int bytes) {
-  int device = 0, optin = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (optin < bytes) {
-    throw std::runtime_error("attention: this GPU gives a block " + std::to_string(optin / 1024) +
-                             " KiB of shared memory, the kernel needs " + std::to_string(bytes / 1024));
-  }
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  return true;
 }
 
 }  // namespace attention

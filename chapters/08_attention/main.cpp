@@ -7,6 +7,7 @@
 //   attention --s 4096 --version v6_causal_balance --version cublas_bf16
 //   attention --sweep --json attention_sweep.json   # S = 2^k - 1, 2^k, 2^k + 1 for k = 6..13, D = 64
 //   attention --version exercise --version solution --dtype fp32
+//   attention --tune --json attention_tune.json     # v3's and v6's candidate tiles on the table's shapes
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -84,12 +85,17 @@ class AttentionChapter final : public tut::Chapter {
                    {"all", "fp32", "bf16"});
     cli.add_flag("--all-sizes", "run the slow versions (v0-v2) at every size instead of skipping large ones",
                  &all_sizes_);
+    cli.add_flag("--tune", "the tuning search: v3's (fp32) and v6's (bf16) candidate tiles on the table's shapes",
+                 &tune_);
   }
 
   std::vector<tut::VersionInfo> versions() const override {
     std::vector<tut::VersionInfo> all;
     for (const auto& v : attention::versions()) all.push_back(v.info);
     for (const auto& r : exercise_rows()) all.push_back(r.info);
+    if (tune_) {
+      for (const auto& c : tune_candidates()) all.push_back(tune_info(c));
+    }
     return all;
   }
 
@@ -99,6 +105,7 @@ class AttentionChapter final : public tut::Chapter {
     }
     const bool given = b_ > 0 || h_ > 0 || s_ > 0 || sq_ > 0 || sk_ > 0 || d_ > 0;
     if (sweep && given) throw tut::UsageError("--sweep runs its own shapes: drop the size flags");
+    if (sweep && tune_) throw tut::UsageError("--sweep and --tune go separately");
     std::vector<Shape> shapes;
     if (given) {
       Shape s;
@@ -138,7 +145,7 @@ class AttentionChapter final : public tut::Chapter {
         s.causal = causal;
         for (Precision p : precisions) {
           tut::Problem prob;
-          prob.label = std::string(precision_name(p)) + " " + shape_text(s);
+          prob.label = std::string(tune_ ? "tune " : "") + precision_name(p) + " " + shape_text(s);
           if (sweep && !given) {
             prob.shape = {{"b", s.b}, {"h", s.h}, {"seq", s.sq}, {"d", s.d}, {"causal", 0}};
           } else {
@@ -174,13 +181,23 @@ class AttentionChapter final : public tut::Chapter {
     };
     std::vector<Row> rows;
     std::string library;
+    if (tune_) {
+      // The search: the version whose tiles are searched, then every candidate of this D.
+      const std::string tuned = prec == Precision::bf16 ? "v6_causal_balance" : "v3_warp_rows";
+      for (const auto& v : attention::versions()) {
+        if (v.info.name == tuned) rows.push_back({v.info, v.kernel, 0.0, v.unsupported(s), 0.0});
+      }
+      for (const auto& c : tune_candidates()) {
+        if (c.kernel.precision == prec && c.d == s.d) rows.push_back({tune_info(c), c.kernel, 0.0, "", 0.0});
+      }
+    }
     for (const auto& v : attention::versions()) {
-      if (v.kernel.precision != prec) continue;
+      if (tune_ || v.kernel.precision != prec) continue;
       rows.push_back({v.info, v.kernel, v.max_flops, v.unsupported ? v.unsupported(s) : "",
                       v.workspace_bytes ? v.workspace_bytes(s) : 0.0});
       if (v.info.kind == tut::Kind::library) library = v.info.name;
     }
-    if (prec == Precision::fp32) {
+    if (prec == Precision::fp32 && !tune_) {
       for (const auto& r : exercise_rows()) {
         rows.push_back({r.info, Kernel{Precision::fp32, r.run, nullptr}, kExerciseMaxFlops,
                         unsupported_unless_d64_d128(s), 0.0});
@@ -287,6 +304,14 @@ class AttentionChapter final : public tut::Chapter {
   /// Where a failed lse check is reported in the O statistics (no O element has this index).
   static constexpr std::size_t kLseFailed = ~std::size_t{0};
 
+  /// A candidate of the search as a row of the table (sm_80+ for the bf16 ones).
+  static tut::VersionInfo tune_info(const TuneCandidate& c) {
+    return {c.name, c.summary + (c.is_tuned ? " (what " + std::string(c.kernel.precision == Precision::bf16 ? "v6" : "v3") +
+                                                  " runs)"
+                                            : ""),
+            c.kernel.precision == Precision::bf16 ? 80 : 75, tut::Kind::ours};
+  }
+
   static std::string format_gflop(double flops) {
     return std::to_string(static_cast<long long>(flops / 1e9 + 0.5)) + " GFLOP";
   }
@@ -331,6 +356,7 @@ class AttentionChapter final : public tut::Chapter {
   std::string mask_ = "both";
   std::string dtype_ = "all";
   bool all_sizes_ = false;
+  bool tune_ = false;
 };
 
 }  // namespace

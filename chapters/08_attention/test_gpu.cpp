@@ -168,6 +168,23 @@ TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes, both 
   }
 }
 
+TEST_CASE("every tuning candidate matches the CPU reference", "[attention][tune][slow]") {
+  for (const auto& c : tune_candidates()) {
+    DYNAMIC_SECTION(c.name) {
+      if (c.kernel.precision == Precision::bf16 && tut::current_cc() < 80) {
+        WARN(c.name << " skipped: needs sm_80");
+      } else {
+        for (Shape s : attention::testing::sweep_shapes()) {
+          s.d = c.d;  // every shape of the sweep at the candidate's head dimension
+          require_correct(c.kernel, 0.0, c.name, s, tut::testing::seed() + 6);
+        }
+        const Shape big{1, 1, 129, 1000, c.d, true};
+        require_correct(c.kernel, 0.0, c.name, big, tut::testing::seed() + 7, Ranges{24.0f, 1.0f});
+      }
+    }
+  }
+}
+
 namespace {
 
 /// The value element i of an input made by fill_random_device(seed, lo, hi) has, as the kernel

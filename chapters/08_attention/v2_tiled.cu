@@ -180,10 +180,7 @@ void launch_v2(const Shape& s, const float* q, const float* k, const float* v, f
                cudaStream_t stream) {
   using T = V2Tiles<D>;
   constexpr int kSmem = T::kSmemFloats * 4;
-  static const bool ready = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(attention_v2_tiled<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-    return true;
-  }();
+  static const bool ready = allow_shared_memory(attention_v2_tiled<D>, kSmem);
   (void)ready;
   const std::int64_t blocks = s.heads() * ((s.sq + T::Br - 1) / T::Br);
   if (blocks > 2147483647LL) throw std::invalid_argument("v2_tiled: more than 2^31 - 1 blocks");

@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(FlashConfig<D>::kThreads, 2)
   load_tile_sync<Cfg, Cfg::Br>(Qs, q + head_q + static_cast<std::size_t>(row0) * D, rows_valid);
   WarpRows<Cfg> w;
   start_rows(w);
-  TilePosition pos{row0 + warp * 32 + lane / 4, 0, sk, sk - sq, causal};
+  TilePosition pos{row0 + warp * Cfg::kRowsPerWarp + lane / 4, 0, sk, sk - sq, causal};
   for (int j = 0; j < tiles; ++j) {
     const int kv0 = j * Cfg::Bc;
     __syncthreads();  // every warp is done with the previous K and V tiles

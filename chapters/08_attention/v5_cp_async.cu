@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(FlashConfig<D>::kThreads, 2)
 
   WarpRows<Cfg> w;
   start_rows(w);
-  TilePosition pos{row0 + warp * 32 + lane / 4, 0, sk, sk - sq, causal};
+  TilePosition pos{row0 + warp * Cfg::kRowsPerWarp + lane / 4, 0, sk, sk - sq, causal};
   for (int j = 0; j < tiles; ++j) {
     if (j + 1 < tiles) issue_kv(j + 1);  // into the buffer every warp finished with at the end of j - 1
     cp_async_commit();                   // (an empty group on the last tile keeps the count uniform)

@@ -1,0 +1,73 @@
+/// @file
+/// @brief The tuning search of v3 (fp32) and v6 (bf16): other tiles for the same kernels.
+///
+/// `attention --tune` times every candidate on the table's shapes next to v3 and v6; the
+/// configurations v3 and v6 run (V3Config64/128, V6Config64/128) were chosen from it (the chapter
+/// page has the measured tables, docs/results/attention_tune.json).
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "v3_warp_rows.cuh"
+#include "v6_causal_balance.cuh"
+
+namespace attention {
+
+namespace {
+
+template <class T>
+void tune_v3(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse, void* /*workspace*/,
+             cudaStream_t stream) {
+  launch_v3<T>(s, q, k, v, o, lse, stream);
+}
+
+template <class Cfg>
+void tune_v6(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+             __nv_bfloat16* o, float* lse, void* /*workspace*/, cudaStream_t stream) {
+  launch_v6<Cfg>(s, q, k, v, o, lse, stream);
+}
+
+template <class T>
+TuneCandidate v3_candidate() {
+  const std::string name = "v3_d" + std::to_string(T::kHeadDim) + "_bc" + std::to_string(T::Bc) + "_w" +
+                           std::to_string(T::kWarps) + "_b" + std::to_string(T::kMinBlocks);
+  const std::string summary = "v3 kernel, D " + std::to_string(T::kHeadDim) + ": " + std::to_string(T::Br) +
+                              " rows per block (" + std::to_string(T::kWarps) + " warps), " + std::to_string(T::Bc) +
+                              "-key tiles, " + std::to_string(T::kSmemFloats * 4 / 1024) + " KiB shared memory";
+  const bool tuned = std::is_same<T, V3Config64>::value || std::is_same<T, V3Config128>::value;
+  return {name, summary, Kernel{Precision::fp32, tune_v3<T>, nullptr}, T::kHeadDim, tuned};
+}
+
+template <class Cfg>
+TuneCandidate v6_candidate() {
+  const std::string name = "v6_d" + std::to_string(Cfg::D) + "_bc" + std::to_string(Cfg::Bc) + "_m" +
+                           std::to_string(Cfg::kMt) + "_w" + std::to_string(Cfg::kWarps) + "_b" +
+                           std::to_string(Cfg::kMinBlocks);
+  const std::string summary = "v6 kernel, D " + std::to_string(Cfg::D) + ": " + std::to_string(Cfg::Br) +
+                              " rows per block (" + std::to_string(Cfg::kWarps) + " warps of " +
+                              std::to_string(Cfg::kRowsPerWarp) + "), " + std::to_string(Cfg::Bc) + "-key tiles, " +
+                              std::to_string(Cfg::kMinBlocks) + " blocks/SM promised";
+  const bool tuned = std::is_same<Cfg, V6Config64>::value || std::is_same<Cfg, V6Config128>::value;
+  return {name, summary, Kernel{Precision::bf16, nullptr, tune_v6<Cfg>}, Cfg::D, tuned};
+}
+
+}  // namespace
+
+// [candidates]
+const std::vector<TuneCandidate>& tune_candidates() {
+  static const std::vector<TuneCandidate> list = {
+      // fp32, v3's kernel: <D, keys per tile, warps, blocks per SM promised>
+      v3_candidate<V3Tiles<64, 64, 4, 1>>(), v3_candidate<V3Tiles<64, 32, 4, 1>>(), v3_candidate<V3Tiles<64, 64, 8, 1>>(),
+      v3_candidate<V3Tiles<128, 32, 4, 1>>(), v3_candidate<V3Tiles<128, 24, 4, 1>>(),
+      v3_candidate<V3Tiles<128, 32, 8, 1>>(), v3_candidate<V3Tiles<128, 64, 8, 1>>(),
+      // bf16, v6's kernel: <D, keys per tile, m16 tiles per warp, warps, blocks per SM promised>
+      v6_candidate<FlashConfig<64, 64, 2, 4, 2>>(), v6_candidate<FlashConfig<64, 64, 1, 8, 1>>(),
+      v6_candidate<FlashConfig<64, 64, 1, 8, 2>>(), v6_candidate<FlashConfig<64, 128, 1, 8, 1>>(),
+      v6_candidate<FlashConfig<128, 32, 2, 4, 2>>(), v6_candidate<FlashConfig<128, 64, 2, 4, 2>>(),
+      v6_candidate<FlashConfig<128, 32, 1, 8, 2>>(), v6_candidate<FlashConfig<128, 64, 1, 8, 1>>(),
+  };
+  return list;
+}
+// [candidates]
+
+}  // namespace attention

@@ -1,0 +1,225 @@
+/// @file
+/// @brief v3's kernel and launcher, templated on the tiles (V3Tiles): v3_warp_rows.cu runs the
+/// tiles chosen per head dimension, tune.cu the candidates of the search.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "attention.hpp"
+#include "common/check.hpp"
+#include "online_softmax.cuh"
+
+namespace attention {
+
+/// The tiles of v3: kWarps warps of 16 query rows (v3 runs 4: 64 rows per block), tiles of kBc keys,
+/// kMinBlocks blocks per SM promised to the compiler. A lane (r, c) = (lane / 8, lane % 8) owns
+/// the rows r, r + 4, r + 8, r + 12 of its warp, the keys c, c + 8, ... of each tile, and the
+/// output columns 4c .. 4c + 3 of every 32.
+template <int D, int kBc, int kWarps_ = 4, int kMinBlocks_ = 1>
+struct V3Tiles {
+  static constexpr int kHeadDim = D;               ///< head dimension
+  static constexpr int kWarps = kWarps_;           ///< warps per block
+  static constexpr int kMinBlocks = kMinBlocks_;   ///< blocks per SM promised (caps the registers)
+  static constexpr int kThreads = 32 * kWarps;     ///< threads per block
+  static constexpr int Br = 16 * kWarps;           ///< query rows per block
+  static constexpr int Bc = kBc;                   ///< keys per tile
+  static constexpr int kKeys = Bc / 8;             ///< keys per lane and tile
+  static constexpr int kVecs = D / 32;             ///< float4s of an O row per lane
+  /// Qs and Ks rows: a warp's float4 reads hit 4 (Q) or 8 (K) consecutive rows, 4 words apart mod 32 banks.
+  static constexpr int kQStride = D + 4;
+  static constexpr int kKStride = D + 4;   ///< see kQStride
+  /// Ps rows: 8 words apart mod 32, so that the scalar stores of 4 rows x 8 keys hit 32 banks.
+  static constexpr int kPStride = Bc + (8 - Bc % 32 + 32) % 32;
+  /// Qs (Br, D) | Ks (Bc, D) | Vs (Bc, D) | Ps (kWarps, 16, Bc)
+  static constexpr int kSmemFloats = Br * kQStride + Bc * kKStride + Bc * D + kWarps * 16 * kPStride;
+  static_assert(kQStride % 32 == 4 && kKStride % 32 == 4 && kPStride % 32 == 8, "v3: bank-conflict-free strides");
+  static_assert(Bc % 8 == 0, "v3: the keys of a tile are spread over 8 lanes");
+};
+
+/// Element `i` (0-3, a constant after unrolling) of a float4.
+__device__ __forceinline__ float element(const float4& x, int i) { return i == 0 ? x.x : i == 1 ? x.y : i == 2 ? x.z : x.w; }
+
+/// @brief v3's kernel: per tile, one barrier pair for the K and V tiles; everything else inside the
+/// warp: scores in registers (4 rows x Bc / 8 keys per lane), the softmax with shuffles among the 8
+/// lanes of a row, P through a per-warp slice of shared memory, O in registers (4 rows x D / 8).
+// [kernel]
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
+    attention_v3_warp_rows(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+                           float* __restrict__ o, float* __restrict__ lse, int sq, int sk, bool causal,
+                           float scale_log2) {
+  constexpr int D = T::kHeadDim;
+  constexpr int Br = T::Br, Bc = T::Bc, QS = T::kQStride, KS = T::kKStride, PS = T::kPStride;
+  constexpr int kKeys = T::kKeys, kVecs = T::kVecs;
+  extern __shared__ float4 smem_v3[];
+  float* Qs = reinterpret_cast<float*>(smem_v3);  // (Br, D), row stride QS
+  float* Ks = Qs + Br * QS;                         // (Bc, D), row stride KS
+  float* Vs = Ks + Bc * KS;                         // (Bc, D)
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  float* Ps = Vs + Bc * D + warp * 16 * PS;         // this warp's (16, Bc) of P, row stride PS
+  const int r = lane / 8, c = lane % 8;
+
+  const int q_tiles = (sq + Br - 1) / Br;
+  const int bh = static_cast<int>(blockIdx.x) / q_tiles, row0 = (static_cast<int>(blockIdx.x) % q_tiles) * Br;
+  const int rows_valid = min(Br, sq - row0);
+  const float* qb = q + (static_cast<std::size_t>(bh) * sq + row0) * D;
+  const float* kb = k + static_cast<std::size_t>(bh) * sk * D;
+  const float* vb = v + static_cast<std::size_t>(bh) * sk * D;
+  for (int e = static_cast<int>(threadIdx.x); e < Br * D / 4; e += T::kThreads) {
+    const int row = e / (D / 4), c4 = e % (D / 4);
+    const float4 x = row < rows_valid ? reinterpret_cast<const float4*>(qb + row * D)[c4] : make_float4(0.f, 0.f, 0.f, 0.f);
+    *reinterpret_cast<float4*>(Qs + row * QS + 4 * c4) = x;
+  }
+  const int wrow = warp * 16 + r;  // this lane's first row in the block; the others are + 4, + 8, + 12
+  float m[4], l[4];                // running max (base 2) and this lane's share of the running sum
+  float4 acc[4][kVecs];            // O rows wrow + 4i, columns 4c + 32 vv .. + 3 (unnormalized)
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.0f;
+#pragma unroll
+    for (int vv = 0; vv < kVecs; ++vv) acc[i][vv] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+
+  const int tiles = key_tiles(row0, rows_valid, sq, sk, causal, Bc);
+  for (int tile = 0; tile < tiles; ++tile) {
+    const int kv0 = tile * Bc;
+    __syncthreads();  // every warp is done with the previous K and V tiles
+    for (int e = static_cast<int>(threadIdx.x); e < Bc * D / 4; e += T::kThreads) {
+      const int key = e / (D / 4), c4 = e % (D / 4);
+      const bool inside = kv0 + key < sk;
+      const float4 kx = inside ? reinterpret_cast<const float4*>(kb + static_cast<std::size_t>(kv0 + key) * D)[c4]
+                               : make_float4(0.f, 0.f, 0.f, 0.f);
+      const float4 vx = inside ? reinterpret_cast<const float4*>(vb + static_cast<std::size_t>(kv0 + key) * D)[c4]
+                               : make_float4(0.f, 0.f, 0.f, 0.f);
+      *reinterpret_cast<float4*>(Ks + key * KS + 4 * c4) = kx;
+      *reinterpret_cast<float4*>(Vs + key * D + 4 * c4) = vx;
+    }
+    __syncthreads();  // the tiles (and, the first time, Q) are in shared memory
+
+    // Scores: rows wrow + 4i, keys c + 8j of the tile; per 4 dims, 4 + kKeys float4 loads, 16 kKeys FMA.
+    float s[4][kKeys] = {};
+#pragma unroll 2
+    for (int d0 = 0; d0 < D; d0 += 4) {
+      float4 qv[4], kv[kKeys];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) qv[i] = *reinterpret_cast<const float4*>(Qs + (wrow + 4 * i) * QS + d0);
+#pragma unroll
+      for (int j = 0; j < kKeys; ++j) kv[j] = *reinterpret_cast<const float4*>(Ks + (c + 8 * j) * KS + d0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < kKeys; ++j) {
+          s[i][j] = fmaf(qv[i].x, kv[j].x, s[i][j]);
+          s[i][j] = fmaf(qv[i].y, kv[j].y, s[i][j]);
+          s[i][j] = fmaf(qv[i].z, kv[j].z, s[i][j]);
+          s[i][j] = fmaf(qv[i].w, kv[j].w, s[i][j]);
+        }
+    }
+
+    // The online softmax of each of the lane's 4 rows: the row's scores are spread over the 8 lanes
+    // with the same r, so its max is 3 shuffles away; no other warp is involved. The sum stays
+    // per lane until the end (every lane's share is rescaled by the same factor).
+    float alpha[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = row0 + wrow + 4 * i;
+      float mx = -INFINITY;
+#pragma unroll
+      for (int j = 0; j < kKeys; ++j) {
+        const int key = kv0 + c + 8 * j;
+        const bool visible = key < sk && (!causal || key <= row + sk - sq);
+        s[i][j] = visible ? s[i][j] * scale_log2 : -INFINITY;
+        mx = fmaxf(mx, s[i][j]);
+      }
+      const float m_new = fmaxf(m[i], group_max<8>(mx));
+      alpha[i] = rescale_factor(m[i], m_new);
+      const float shift = exp_shift(m_new);
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = 0; j < kKeys; ++j) {
+        const float p = fast_exp2(s[i][j] - shift);
+        Ps[(r + 4 * i) * PS + c + 8 * j] = p;
+        sum += p;
+      }
+      l[i] = l[i] * alpha[i] + sum;
+      m[i] = m_new;
+    }
+    // O is rescaled once per tile, unnormalized (divided by l once, at the end).
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int vv = 0; vv < kVecs; ++vv) {
+        acc[i][vv].x *= alpha[i];
+        acc[i][vv].y *= alpha[i];
+        acc[i][vv].z *= alpha[i];
+        acc[i][vv].w *= alpha[i];
+      }
+    __syncwarp();  // the warp's P is in shared memory
+
+    // O += P V: per 4 keys, 4 float4s of P (one per row) and 4 kVecs float4s of V, 64 kVecs FMA.
+#pragma unroll 2
+    for (int k0 = 0; k0 < Bc; k0 += 4) {
+      float4 pv[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) pv[i] = *reinterpret_cast<const float4*>(Ps + (r + 4 * i) * PS + k0);
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+#pragma unroll
+        for (int vv = 0; vv < kVecs; ++vv) {
+          const float4 vx = *reinterpret_cast<const float4*>(Vs + (k0 + kk) * D + 4 * c + 32 * vv);
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const float p = element(pv[i], kk);
+            acc[i][vv].x = fmaf(p, vx.x, acc[i][vv].x);
+            acc[i][vv].y = fmaf(p, vx.y, acc[i][vv].y);
+            acc[i][vv].z = fmaf(p, vx.z, acc[i][vv].z);
+            acc[i][vv].w = fmaf(p, vx.w, acc[i][vv].w);
+          }
+        }
+      }
+    }
+    __syncwarp();  // the warp's P reads are done before the next tile overwrites it
+  }
+
+  // The end: each row's sum over its 8 lanes, O / l, lse.
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float lt = group_sum<8>(l[i]);
+    const float inv = inverse_sum(lt);
+    const int row = wrow + 4 * i;
+    if (row >= rows_valid) continue;
+    float* orow = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D;
+#pragma unroll
+    for (int vv = 0; vv < kVecs; ++vv) {
+      *reinterpret_cast<float4*>(orow + 4 * c + 32 * vv) =
+          make_float4(acc[i][vv].x * inv, acc[i][vv].y * inv, acc[i][vv].z * inv, acc[i][vv].w * inv);
+    }
+    if (c == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse(m[i], lt);
+  }
+}
+// [kernel]
+
+/// Launches v3's kernel with the tiles `T` (one block per T::Br query rows of a head).
+template <class T>
+void launch_v3(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+               cudaStream_t stream) {
+  check_shape(s);
+  if (s.d != T::kHeadDim) throw std::invalid_argument("v3: these tiles are compiled for D = " + std::to_string(T::kHeadDim));
+  constexpr int kSmem = T::kSmemFloats * 4;
+  static const bool ready = allow_shared_memory(attention_v3_warp_rows<T>, kSmem);
+  (void)ready;
+  const std::int64_t blocks = s.heads() * ((s.sq + T::Br - 1) / T::Br);
+  if (blocks > 2147483647LL) throw std::invalid_argument("v3_warp_rows: more than 2^31 - 1 blocks");
+  attention_v3_warp_rows<T><<<static_cast<unsigned>(blocks), T::kThreads, kSmem, stream>>>(
+      q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), s.causal, s.scale() * kLog2e);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// The tiles v3 runs at D = 64: 64 keys per tile, 4 warps (70 KiB: three blocks per SM).
+using V3Config64 = V3Tiles<64, 64, 4>;
+/// The tiles v3 runs at D = 128: 32 keys per tile, 4 warps (77 KiB: two blocks per SM).
+using V3Config128 = V3Tiles<128, 32, 4>;
+
+}  // namespace attention

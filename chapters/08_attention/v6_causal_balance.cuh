@@ -1,0 +1,102 @@
+/// @file
+/// @brief v6's kernel and launcher, templated on the tiles (FlashConfig): v6_causal_balance.cu runs
+/// the configuration chosen per head dimension, tune.cu the candidates of the search.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "attention.hpp"
+#include "common/check.hpp"
+#include "flash_mma.cuh"
+
+namespace attention {
+
+/// @brief v6's kernel: v5's pipeline; masked arithmetic only where a tile needs it; heavy blocks first.
+// [kernel]
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    attention_v6_causal_balance(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
+                                const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
+                                float* __restrict__ lse, int sq, int sk, int heads, bool causal, float scale_log2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int D = Cfg::D;
+  extern __shared__ __align__(128) unsigned char smem[];
+  __nv_bfloat16* Qs = reinterpret_cast<__nv_bfloat16*>(smem);  // (Br, D), swizzled
+  __nv_bfloat16* KVs = Qs + Cfg::kQElems;                        // 2 x [ K (Bc, D) | V (Bc, D) ], swizzled
+  const auto k_buf = [&](int j) { return KVs + (j & 1) * 2 * Cfg::kKVElems; };
+  const auto v_buf = [&](int j) { return KVs + (j & 1) * 2 * Cfg::kKVElems + Cfg::kKVElems; };
+  const int q_tiles = (sq + Cfg::Br - 1) / Cfg::Br;
+  int bh = 0, qt = 0;
+  // Causal: the last query tiles see the most keys. Blocks start in grid order, so the grid lists
+  // the longest blocks first and the short ones fill the gaps at the end (longest job first).
+  block_tile(static_cast<int>(blockIdx.x), q_tiles, heads, causal, bh, qt);
+  const int row0 = qt * Cfg::Br, rows_valid = min(Cfg::Br, sq - row0);
+  const std::size_t head_q = static_cast<std::size_t>(bh) * sq * D, head_kv = static_cast<std::size_t>(bh) * sk * D;
+  const int tiles = key_tiles(row0, rows_valid, sq, sk, causal, Cfg::Bc);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const auto issue_kv = [&](int j) {
+    const int kv0 = j * Cfg::Bc;
+    load_tile_async<Cfg, Cfg::Bc>(k_buf(j), k + head_kv + static_cast<std::size_t>(kv0) * D, min(Cfg::Bc, sk - kv0));
+    load_tile_async<Cfg, Cfg::Bc>(v_buf(j), v + head_kv + static_cast<std::size_t>(kv0) * D, min(Cfg::Bc, sk - kv0));
+  };
+
+  load_tile_async<Cfg, Cfg::Br>(Qs, q + head_q + static_cast<std::size_t>(row0) * D, rows_valid);
+  if (tiles > 0) issue_kv(0);
+  cp_async_commit();
+
+  WarpRows<Cfg> w;
+  start_rows(w);
+  TilePosition pos{row0 + warp * Cfg::kRowsPerWarp + lane / 4, 0, sk, sk - sq, causal};
+  // One step of v5's pipeline, with or without the mask (a compile-time choice: two copies of the
+  // tile's code, the unmasked one without any index arithmetic).
+  const auto step = [&](int j, auto masked) {
+    if (j + 1 < tiles) issue_kv(j + 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    pos.key = j * Cfg::Bc + 2 * (lane % 4);
+    attend_tile<Cfg, decltype(masked)::value>(w, Qs, k_buf(j), v_buf(j), scale_log2, pos);
+    __syncthreads();
+  };
+  // A tile needs the mask only if it runs past the end of K, or (causal) past the diagonal of the
+  // block's first row, which sees the fewest keys. These are the last one or two tiles: the tiles
+  // before them (all of them but the last partial one without the mask) run unmasked.
+  int unmasked = sk / Cfg::Bc;  // whole tiles inside K
+  if (causal) unmasked = min(unmasked, max(0, (row0 + sk - sq + 1) / Cfg::Bc));  // ... and left of the diagonal
+  unmasked = min(unmasked, tiles);
+  int j = 0;
+  for (; j < unmasked; ++j) step(j, std::false_type{});
+  for (; j < tiles; ++j) step(j, std::true_type{});
+  cp_async_wait<0>();
+  finish_rows(w, o + head_q + static_cast<std::size_t>(row0) * D, lse + static_cast<std::size_t>(bh) * sq + row0,
+              rows_valid);
+#else
+  (void)q, (void)k, (void)v, (void)o, (void)lse, (void)sq, (void)sk, (void)heads, (void)causal, (void)scale_log2;
+  __trap();  // cp.async and bf16 mma.sync need sm_80; the registry's min_cc keeps the runner from launching it
+#endif
+}
+// [kernel]
+
+/// Launches v6's kernel with the tiles of `Cfg` (one block per Cfg::Br query rows of a head).
+template <class Cfg>
+void launch_v6(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+               __nv_bfloat16* o, float* lse, cudaStream_t stream) {
+  if (s.d != Cfg::D) throw std::invalid_argument("v6: these tiles are compiled for D = " + std::to_string(Cfg::D));
+  const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v6_causal_balance");
+  constexpr int kSmem = (Cfg::kQElems + 4 * Cfg::kKVElems) * 2;
+  static const bool ready = allow_shared_memory(attention_v6_causal_balance<Cfg>, kSmem);
+  (void)ready;
+  attention_v6_causal_balance<Cfg><<<blocks, Cfg::kThreads, kSmem, stream>>>(
+      q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.heads()), s.causal,
+      s.scale() * kLog2e);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// The tiles v6 runs at D = 64 (tune.cu holds the candidates of the search).
+using V6Config64 = FlashConfig<64, 64, 2, 4>;
+/// The tiles v6 runs at D = 128.
+using V6Config128 = FlashConfig<128, 32, 2, 4>;
+
+}  // namespace attention
