@@ -29,6 +29,10 @@ using Small = FfmaConfig<64, 128, 16, 32, 32, 8, 4, 3, 2, 2, true, true>;
 using SmallFat = FfmaConfig<64, 128, 16, 32, 64, 8, 8, 3, 2, 2, true, true>;
 /// 64 x 64 x 16, 128 threads of 8 x 4, up to four blocks per SM: the smallest tile.
 using Tiny = FfmaConfig<64, 64, 16, 32, 32, 8, 4, 3, 4, 2, true, true>;
+/// Medium with the staged epilogue when C's rows are not 16-byte aligned.
+using MediumStaged = FfmaConfig<128, 128, 16, 64, 64, 16, 8, 3, 2, 2, true, true, true>;
+/// SmallFat with the staged epilogue when C's rows are not 16-byte aligned.
+using SmallFatStaged = FfmaConfig<64, 128, 16, 32, 64, 8, 8, 3, 2, 2, true, true, true>;
 }  // namespace by_shape
 // [configs]
 
@@ -98,8 +102,10 @@ const std::vector<TuneCandidate>& shape_candidates() {
       shape_candidate<by_shape::Large>("s_large", "v11 Large: 128x256x16, 256 threads of 16x8, 1 block/SM (v8's C5)"),
       shape_candidate<by_shape::LargeAnyB>("s_large_anyb", "v11 LargeAnyB: Large, interior copies for unaligned B"),
       shape_candidate<by_shape::Medium>("s_medium", "v11 Medium: 128x128x16, 128 threads of 16x8, 2 blocks/SM, any B"),
+      shape_candidate<by_shape::MediumStaged>("s_medium_staged", "v11 Medium, C through shared memory when unaligned"),
       shape_candidate<by_shape::Small>("s_small", "v11 Small: 64x128x16, 256 threads of 8x4, 2 blocks/SM, any B"),
       shape_candidate<by_shape::SmallFat>("s_small_fat", "v11 SmallFat: 64x128x16, 128 threads of 8x8, 2 blocks/SM"),
+      shape_candidate<by_shape::SmallFatStaged>("s_small_fat_staged", "v11 SmallFat, C through shared memory when unaligned"),
       shape_candidate<by_shape::Tiny>("s_tiny", "v11 Tiny: 64x64x16, 128 threads of 8x4, 4 blocks/SM, any B"),
   };
   return list;

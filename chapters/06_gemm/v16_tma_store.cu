@@ -18,8 +18,7 @@ using V16Config = WsConfig<128, 256, 4, 1, true>;
 /// warpgroup fills the next box, and then already waits for its next tile's first slice. Two
 /// staging boxes per warpgroup alternate; `cp.async.bulk.wait_group.read 1` says when the older
 /// one may be overwritten, `fence.proxy.async` makes the threads' writes visible to the TMA
-/// unit before the store reads them. The boxes use the 128-byte swizzle too, so the warps'
-/// writes into them are free of bank conflicts.
+/// unit before the store reads them. The boxes use the 128-byte swizzle, as the operand tiles.
 ///
 /// **Changed since v15.** Template argument kTmaStore = true of the same kernel
 /// (gemm_v14_warp_specialized() in v14_warp_specialized.cuh): the epilogue is store_tile_tma()

@@ -18,6 +18,9 @@
 /// And one for v11 (a configuration chosen by shape), off for v7 and v8:
 /// - kInteriorAnyB: interior copies also when B's rows are not 16-byte aligned (N % 4 != 0 or a
 ///   misaligned base), with 4-byte cp.async, consecutive threads copying consecutive columns.
+/// - kStagedStores: when C's rows are not 16-byte aligned (no float4 stores), the epilogue goes
+///   through shared memory, 64 rows at a time, so that a warp writes 32 consecutive floats of a
+///   row (instead of four scalar stores per quad, each touching 16 sectors at 8 useful bytes).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,7 +36,8 @@ namespace gemm {
 
 /// The compile-time parameters of the pipelined FFMA kernel, and everything derived from them.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_,
-          int FRAG_BUFFERS_ = 1, bool INTERIOR_COPIES_ = false, bool INTERIOR_ANY_B_ = false>
+          int FRAG_BUFFERS_ = 1, bool INTERIOR_COPIES_ = false, bool INTERIOR_ANY_B_ = false,
+          bool STAGED_STORES_ = false>
 struct FfmaConfig {
   static constexpr int BM = BM_;  ///< rows of C per block
   static constexpr int BN = BN_;  ///< columns of C per block
@@ -68,6 +72,10 @@ struct FfmaConfig {
   static constexpr bool kInteriorCopies = INTERIOR_COPIES_;
   /// Interior copies whether or not B's rows are 16-byte aligned (false in v7 and v8).
   static constexpr bool kInteriorAnyB = INTERIOR_ANY_B_;
+  /// Epilogue through shared memory when C's rows are not 16-byte aligned (false in v7 and v8).
+  static constexpr bool kStagedStores = STAGED_STORES_;
+  /// Rows of C per pass of the staged epilogue (as many as the pipeline's shared memory holds).
+  static constexpr int kStagedRows = (kStages * kStageFloats / BN) >= BM ? BM : 64;
 
   static_assert(BM % WM == 0 && BN % WN == 0, "the warp tile must divide the block tile");
   static_assert(WM % TM == 0 && WN % TN == 0, "the thread tile must divide the warp tile");
@@ -82,6 +90,9 @@ struct FfmaConfig {
   static_assert(kFragBuffers == 1 || BK % 2 == 0, "double buffering alternates buffers: BK must be even");
   static_assert(!kInteriorAnyB || kInteriorCopies, "kInteriorAnyB extends the interior copies: switch both on");
   static_assert(!kInteriorAnyB || kThreads % BN == 0, "kInteriorAnyB: each thread copies one column of the B tile");
+  static_assert(!kStagedStores || (kStagedRows * BN <= kStages * kStageFloats && BM % kStagedRows == 0 &&
+                                   kStagedRows % (4 * kLanesM) == 0),
+                "kStagedStores: a pass of 64 (or BM) rows of C must fit in the pipeline's shared memory");
   static_assert(!kInteriorCopies || (kThreads % BK == 0 && kThreads % kBChunksPerRow == 0),
                 "interior copies: each thread copies one column of A and one chunk column of B, so the "
                 "thread count must be a multiple of BK and of BN / 4");
@@ -181,6 +192,40 @@ __device__ __forceinline__ void outer_product(float (&acc)[Cfg::TM][Cfg::TN], co
   for (int i = 0; i < Cfg::TM; ++i)
 #pragma unroll
     for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+}
+
+/// The epilogue of kStagedStores, for C whose rows are not 16-byte aligned: kStagedRows rows of
+/// the block tile at a time, each thread writes its quads (float4) into the now idle pipeline
+/// memory as a row-major (kStagedRows, BN) tile, then the block writes those rows to C with
+/// consecutive threads on consecutive columns (alpha, beta and the bounds applied there).
+template <class Cfg>
+__device__ __forceinline__ void store_tile_staged(const float (&acc)[Cfg::TM][Cfg::TN], float* smem,
+                                                  float* __restrict__ c, int m, int n, int row0, int col0,
+                                                  int frag_row, int frag_col, float alpha, float beta) {
+  constexpr int R = Cfg::kStagedRows;
+  __syncthreads();  // every warp is done reading the last stage
+#pragma unroll
+  for (int pass = 0; pass < Cfg::BM / R; ++pass) {
+#pragma unroll
+    for (int i = 0; i < Cfg::TM; ++i) {
+      const int r = frag_row + (i / 4) * Cfg::kLanesM * 4 + i % 4;  // row in the block tile
+      if (r / R != pass) continue;
+#pragma unroll
+      for (int q = 0; q < Cfg::kQuadsN; ++q) {
+        *reinterpret_cast<float4*>(smem + (r % R) * Cfg::BN + frag_col + q * Cfg::kLanesN * 4) =
+            make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
+      }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < R * Cfg::BN; e += Cfg::kThreads) {  // C[row0 + pass R + e / BN][col0 + e % BN]
+      const int row = row0 + pass * R + e / Cfg::BN, col = col0 + e % Cfg::BN;
+      if (row < m && col < n) {
+        float* p = c + static_cast<std::int64_t>(row) * n + col;
+        *p = axpby(smem[e], alpha, beta, p);
+      }
+    }
+    __syncthreads();  // the next pass overwrites the staging rows
+  }
 }
 
 /// @brief C = alpha * A B + beta * C with a kStages-deep cp.async pipeline (sm_80+; traps on older GPUs,
@@ -313,6 +358,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   }
   cp_async_wait<0>();  // nothing real is pending (only empty groups), but leave no copy behind
 
+  if constexpr (Cfg::kStagedStores) {
+    if (!vec_c) {
+      store_tile_staged<Cfg>(acc, smem, c, m, n, row0, col0, frag_row, frag_col, alpha, beta);
+      return;
+    }
+  }
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = row0 + frag_row + (i / 4) * Cfg::kLanesM * 4 + i % 4;
