@@ -286,24 +286,27 @@ __device__ __forceinline__ void attend_tile(WarpRows<Cfg>& w, const __nv_bfloat1
   for (int mi = 0; mi < kMt; ++mi) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float mx = -INFINITY;
+      // The lane's max and sum over its 2 kNt scores of the row, in 4 independent chains: one
+      // chain of 2 kNt dependent instructions would leave the warp waiting on each one's latency.
+      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-      for (int nt = 0; nt < kNt; ++nt) mx = fmaxf(mx, fmaxf(s[mi][nt][2 * h], s[mi][nt][2 * h + 1]));
-      mx = group_max<4>(mx) * scale_log2;  // -inf stays -inf (scale > 0)
+      for (int nt = 0; nt < kNt; ++nt) mx4[nt % 4] = fmaxf(mx4[nt % 4], fmaxf(s[mi][nt][2 * h], s[mi][nt][2 * h + 1]));
+      const float mx = group_max<4>(fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]))) * scale_log2;  // -inf stays -inf
       const float m_new = fmaxf(w.m[mi][h], mx);
       const float alpha = rescale_factor(w.m[mi][h], m_new);
       const float shift = exp_shift(m_new);
-      float sum = 0.0f;
+      float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int nt = 0; nt < kNt; ++nt) {
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const float p = fast_exp2(fmaf(s[mi][nt][2 * h + e], scale_log2, -shift));  // -inf -> 0
           s[mi][nt][2 * h + e] = p;
-          sum += p;
+          sum4[nt % 4] += p;
         }
       }
-      w.l[mi][h] = w.l[mi][h] * alpha + sum;  // this lane's share; the quad's shares are summed at the end
+      // This lane's share of the row's sum; the quad's shares are summed once, at the end.
+      w.l[mi][h] = w.l[mi][h] * alpha + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
       w.m[mi][h] = m_new;
       alphas[mi][h] = alpha;
     }

@@ -34,8 +34,15 @@ TuneCandidate v3_candidate() {
   const std::string summary = "v3 kernel, D " + std::to_string(T::kHeadDim) + ": " + std::to_string(T::Br) +
                               " rows per block (" + std::to_string(T::kWarps) + " warps), " + std::to_string(T::Bc) +
                               "-key tiles, " + std::to_string(T::kSmemFloats * 4 / 1024) + " KiB shared memory";
-  const bool tuned = std::is_same<T, V3Config64>::value || std::is_same<T, V3Config128>::value;
-  return {name, summary, Kernel{Precision::fp32, tune_v3<T>, nullptr}, T::kHeadDim, tuned};
+  // What v3 runs is not instantiated again here but called through v3's own launcher: a kernel
+  // template instantiated in two files is two kernels to the CUDA runtime, and the shared-memory
+  // limit raised for one (cudaFuncSetAttribute) would not apply to the other.
+  constexpr bool tuned = std::is_same<T, V3Config64>::value || std::is_same<T, V3Config128>::value;
+  if constexpr (tuned) {
+    return {name, summary, Kernel{Precision::fp32, launch_attention_v3_warp_rows, nullptr}, T::kHeadDim, true};
+  } else {
+    return {name, summary, Kernel{Precision::fp32, tune_v3<T>, nullptr}, T::kHeadDim, false};
+  }
 }
 
 template <class Cfg>
@@ -47,8 +54,12 @@ TuneCandidate v6_candidate() {
                               " rows per block (" + std::to_string(Cfg::kWarps) + " warps of " +
                               std::to_string(Cfg::kRowsPerWarp) + "), " + std::to_string(Cfg::Bc) + "-key tiles, " +
                               std::to_string(Cfg::kMinBlocks) + " blocks/SM promised";
-  const bool tuned = std::is_same<Cfg, V6Config64>::value || std::is_same<Cfg, V6Config128>::value;
-  return {name, summary, Kernel{Precision::bf16, nullptr, tune_v6<Cfg>}, Cfg::D, tuned};
+  constexpr bool tuned = std::is_same<Cfg, V6Config64>::value || std::is_same<Cfg, V6Config128>::value;
+  if constexpr (tuned) {  // through v6's own launcher (see v3_candidate)
+    return {name, summary, Kernel{Precision::bf16, nullptr, launch_attention_v6_causal_balance}, Cfg::D, true};
+  } else {
+    return {name, summary, Kernel{Precision::bf16, nullptr, tune_v6<Cfg>}, Cfg::D, false};
+  }
 }
 
 }  // namespace
