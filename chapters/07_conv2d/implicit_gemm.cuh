@@ -18,7 +18,8 @@
 ///
 ///     block tile   BM x BN            (BM/WM) x (BN/WN) warps; blockIdx.x: M, y: K, z: batch x split
 ///     warp tile    WM x WN            (WM/TM) x (WN/TN) = 32 lanes
-///     thread tile  TM x TN            (TM/4) x (TN/4) quads of 4 x 4, one lane grid apart
+///     thread tile  TM x TN            rows: TM/4 quads of 4, one lane grid apart; columns: TN
+///                                     single columns, kLanesN apart (see below)
 ///     k-slice      BK                 kStages slices in shared memory (cp.async pipeline)
 ///
 /// Shared memory holds the tiles *k-interleaved*: As[l / 4][m][l % 4], four consecutive l of a
@@ -71,7 +72,7 @@ struct GemmTiles {
   static_assert(BK % 4 == 0, "the slice is made of 16-byte words of 4 floats");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles must nest");
   static_assert(kLanesM * kLanesN == 32, "a warp tile holds exactly 32 thread tiles");
-  static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 quads");
+  static_assert(TM % 4 == 0, "a thread's rows are quads of 4");
   static_assert(kThreads % kWords == 0, "every thread copies words of one fixed l (its t % kWords)");
   static_assert(BM * kWords % kThreads == 0 && BN * kWords % kThreads == 0, "the copies split evenly");
   static_assert(kStages >= 2, "a pipeline needs two stages at least");
@@ -223,9 +224,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-  // This lane's rows and columns: quads of 4 spaced one lane grid apart (as in chapter 06's v6).
+  // This lane's rows: quads of 4 spaced one lane grid apart (as in chapter 06's v6). Its columns:
+  // single columns kLanesN apart, so that the 8 lanes of a quarter-warp (same rows, consecutive
+  // lane_n) read 8 consecutive 16-byte words of Bs: one wavefront. (Quads of 4 columns, as for
+  // the rows, would put those lanes 64 bytes apart: a 4-way bank conflict on every B read. The
+  // first measurement of v4 had it: 21.6 TFLOP/s on N32 C64 56x56.)
   const int frag_row = (warp / Cfg::kWarpsN) * Cfg::WM + (lane / Cfg::kLanesN) * 4;
-  const int frag_col = (warp % Cfg::kWarpsN) * Cfg::WN + (lane % Cfg::kLanesN) * 4;
+  const int frag_col = (warp % Cfg::kWarpsN) * Cfg::WN + lane % Cfg::kLanesN;
 
 #pragma unroll
   for (int i = 0; i < S - 1; ++i) {  // prologue: slices first .. first + S - 2 in flight
@@ -249,7 +254,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
       for (int qj = 0; qj < TN; ++qj)
         b[qj] = *reinterpret_cast<const float4*>(Bs + word * Cfg::kBPlane +
-                                                 (frag_col + (qj / 4) * Cfg::kLanesN * 4 + qj % 4) * 4);
+                                                 (frag_col + qj * Cfg::kLanesN) * 4);
 #pragma unroll
       for (int qi = 0; qi < TM; ++qi)
 #pragma unroll
@@ -263,30 +268,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   }
   cp_async_wait<0>();
 
-  // Epilogue: Y[m][k] = y[m * K + k] (NPQK). Split-K: add into Y. Else float4 stores where the
-  // row is 16-byte aligned (K % 4 == 0) and all four columns exist.
-  const bool vec_out = g.splits == 1 && d.k % 4 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+  // Epilogue: Y[m][k] = y[m * K + k] (NPQK); the 8 lanes of a quarter-warp write 8 consecutive
+  // channels of one pixel (32 bytes). Split-K: add into Y.
 #pragma unroll
   for (int qi = 0; qi < TM; ++qi) {
     const std::int64_t m = row0 + frag_row + (qi / 4) * Cfg::kLanesM * 4 + qi % 4;
     if (m >= m_total) continue;
 #pragma unroll
-    for (int quad = 0; quad < TN / 4; ++quad) {
-      const int k = col0 + frag_col + quad * Cfg::kLanesN * 4;
-      float* out = y + m * d.k + k;
-      const float* v = &acc[qi][quad * 4];
-      if (vec_out && k + 3 < d.k) {
-        *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
+    for (int qj = 0; qj < TN; ++qj) {
+      const int k = col0 + frag_col + qj * Cfg::kLanesN;
+      if (k >= d.k) continue;
+      if (g.splits > 1) {
+        atomicAdd(y + m * d.k + k, acc[qi][qj]);
       } else {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          if (k + e >= d.k) break;
-          if (g.splits > 1) {
-            atomicAdd(out + e, v[e]);
-          } else {
-            out[e] = v[e];
-          }
-        }
+        y[m * d.k + k] = acc[qi][qj];
       }
     }
   }
