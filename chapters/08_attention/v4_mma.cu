@@ -92,7 +92,10 @@ void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 /// **Predicted.** Every FLOP now runs on the tensor cores (about 15x the fp32 FFMA rate); the
 /// exposed loads, the exp (16 per clock per SM against 1024 FLOP per clock of mma) and the
 /// per-tile rescale of O keep it well below a GEMM: 150-200 TFLOP/s on an H100 at S = 4096.
-/// **Measured:** see the chapter page.
+///
+/// **Measured (H100):** 238 TFLOP/s at B4 H16 S4096 D64, 239 at B2 H16 S4096 D128, 245 at B1 H32
+/// S8192 D128: better than predicted, 30-31% of cuBLAS's BF16 GEMM rate in the same run (787),
+/// 3.6-7.1x the cuBLAS-based library attention. Causal: 198, 185 and 218 TFLOP/s.
 void launch_attention_v4_mma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                              const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                              cudaStream_t stream) {
