@@ -249,9 +249,8 @@ int sm_count();
 
 /// The configurations v11 chooses from by shape (v11_by_shape.cu; also among shape_candidates()).
 enum class ShapeConfig {
-  large,   ///< 128 x 256 tiles, one block per SM (v8's configuration): B's rows 16-byte aligned
-  medium,  ///< 128 x 128 tiles, two blocks per SM, interior copies for aligned or unaligned B
-  small,   ///< 64 x 128 tiles of 128 threads (8 x 8 each): for problems with few tiles
+  large,  ///< 128 x 256 tiles, one block per SM (v8's configuration): B's rows 16-byte aligned
+  small,  ///< 64 x 128 tiles of 128 threads (8 x 8 each), any B, C staged when unaligned
 };
 
 /// v11's choice for an m x n problem on a GPU with `sms` SMs; `b_aligned`: B's rows are 16-byte

@@ -19,10 +19,11 @@
 #include "gemm.hpp"
 #include "gemm_device.cuh"
 
-// 1 in device code compiled for sm_90a (the "a" features: wgmma, setmaxnreg, TMA multicast).
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/// 1 in device code compiled for sm_90a (the "a" features: wgmma, setmaxnreg, TMA multicast), else 0.
 #define GEMM_SM90A 1
 #else
+/// 0: host code, or device code for a GPU without the sm_90a features (see the branch above).
 #define GEMM_SM90A 0
 #endif
 

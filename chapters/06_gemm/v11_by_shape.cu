@@ -45,12 +45,10 @@ std::int64_t tile_count(std::int64_t m, std::int64_t n, int bm, int bn) { return
 
 // [choose]
 ShapeConfig choose_config(std::int64_t m, std::int64_t n, bool b_aligned, int sms) {
-  const std::int64_t large = tile_count(m, n, 128, 256), medium = tile_count(m, n, 128, 128);
-  if (medium < sms) return ShapeConfig::small;  // even 128 x 128 tiles would leave SMs idle
-  const std::int64_t large_rounds = (large + sms - 1) / sms;             // one 128 x 256 block per SM
-  const std::int64_t medium_rounds = (medium + 2 * sms - 1) / (2 * sms);  // two 128 x 128 blocks per SM
-  // A round of either is about the same work per SM; ties go to the larger tile (fewer loads per FFMA).
-  return b_aligned && large_rounds <= medium_rounds ? ShapeConfig::large : ShapeConfig::medium;
+  // Large needs B's rows aligned for its fast copies, and enough 128 x 256 tiles to keep at
+  // least three quarters of the SMs busy; everything else runs the small tile.
+  const bool enough_tiles = 4 * tile_count(m, n, 128, 256) >= 3 * static_cast<std::int64_t>(sms);
+  return b_aligned && enough_tiles ? ShapeConfig::large : ShapeConfig::small;
 }
 // [choose]
 
@@ -61,30 +59,40 @@ ShapeConfig choose_config(std::int64_t m, std::int64_t n, bool b_aligned, int sm
 /// idle. And v8's fast copy path needs B's rows 16-byte aligned, which 4095 x 4097 x 1023 does
 /// not have. A library keeps several configurations of its kernels and picks one per call from
 /// the shape (cuBLAS's heuristics, CUTLASS's profiler-generated tables). v11 does the same with
-/// three of v7's: the largest tile that still gives every SM work, with interior copies that
-/// also handle unaligned rows of B (4-byte cp.async, a warp's 32 copies on consecutive columns).
+/// two of v7's, chosen from the eight of shape_candidates() by a measured search
+/// (`gemm --tune --dtype fp32 --m ... --n ... --k ...` at the table's shapes and at shapes that
+/// change one dimension of 4095 x 4097 x 1023 at a time).
 ///
-/// **Changed since v8.** No new kernel: v7's (gemm_v7_pipelined() in v7_pipelined.cuh) with one
-/// more switch, kInteriorAnyB, and a choice at run time (choose_config()):
-/// - fewer 128 x 128 tiles than SMs: SmallFat (64 x 128, 128 threads of 8 x 8);
-/// - else Large (v8's C5) if B's rows are aligned and its 128 x 256 tiles need no more rounds
-///   (waves of one block per SM) than Medium's 128 x 128 tiles need waves of two per SM;
-/// - else Medium (128 x 128, two blocks per SM, interior copies for any B).
+/// **Changed since v8.** No new kernel: v7's (gemm_v7_pipelined() in v7_pipelined.cuh) with two
+/// more switches and a choice at run time (choose_config()):
+/// - Large (v8's C5) when B's rows are aligned and 128 x 256 tiles keep three quarters of the
+///   SMs busy (2048^3 and up);
+/// - else SmallFatStaged: 64 x 128 tiles, 128 threads of 8 x 8, two blocks per SM; interior
+///   copies also for unaligned B (kInteriorAnyB: 4-byte cp.async, a warp's 32 copies on
+///   consecutive columns); when C's rows are not 16-byte aligned, the epilogue goes through shared
+///   memory (kStagedStores) so that a warp writes 32 consecutive floats of C.
 ///
-/// **What is still wrong.** Nothing new at the large sizes: FFMA issue is the roof there (v8).
-/// The thresholds are a rule of thumb from one GPU's measurements, not a model.
+/// **What is still wrong.** An odd N costs this kernel 15-20% (N = 4097 against 4096, at K = 1024:
+/// Large 0.94 -> 0.62 of cuBLAS, the best configuration 0.80), while cuBLAS loses 1%. Part is
+/// the tile count (the 4097th column costs a whole column of tiles: 17 columns of 128 x 256
+/// tiles, 544, need 5 rounds of 132; 16 columns need 4), part the 4-byte copies of B and the
+/// scalar stores of C. A
+/// library would also pad B once into aligned rows, or split the work differently (stream-K).
 ///
-/// **Predicted.** v8 unchanged where it already wins (2048^3 to 8192^3); at 1024^3 about 1.5-2x
-/// over v8 (four times the tiles); at 4095 x 4097 x 1023, 90% of cuBLAS SGEMM (Medium covers
-/// it in exactly four waves of two blocks per SM, and with the interior copies).
+/// **Predicted.** v8 unchanged from 2048^3 up; at 1024^3 about 1.5-2x over v8 (four times the
+/// tiles); at 4095 x 4097 x 1023, 90% of cuBLAS SGEMM (Medium covers it in exactly four rounds of
+/// two blocks per SM, with the interior copies).
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100, the search, `--reps 10`).** 1024^3: SmallFat 0.96, Small 0.97-0.98, Tiny
+/// 0.88 of cuBLAS SGEMM, v8 0.33. 2048^3: Large 0.93, Medium 0.86. 4095 x 4097 x 1023: the
+/// prediction failed: Medium 0.79, SmallFatStaged 0.82 (the best), LargeAnyB 0.71. The chapter's
+/// table re-measures v11 at every size.
 void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
-  switch (choose_config(m, n, n % 4 == 0 && aligned16(b), sm_count())) {
-    case ShapeConfig::large: launch_pipelined<by_shape::Large>(m, n, k, alpha, a, b, beta, c, stream); break;
-    case ShapeConfig::medium: launch_pipelined<by_shape::Medium>(m, n, k, alpha, a, b, beta, c, stream); break;
-    case ShapeConfig::small: launch_pipelined<by_shape::SmallFat>(m, n, k, alpha, a, b, beta, c, stream); break;
+  if (choose_config(m, n, n % 4 == 0 && aligned16(b), sm_count()) == ShapeConfig::large) {
+    launch_pipelined<by_shape::Large>(m, n, k, alpha, a, b, beta, c, stream);
+  } else {
+    launch_pipelined<by_shape::SmallFatStaged>(m, n, k, alpha, a, b, beta, c, stream);
   }
 }
 

@@ -14,7 +14,7 @@ using V13Config = TmaWgmmaConfig<128, 256, 4, 2, 1>;
 /// **Idea.** A wgmma reads its A and B tiles from shared memory every time. m64n128k16 reads 2
 /// KiB of A and 4 KiB of B for 262144 FLOP; m64n256k16 reads 2 + 8 KiB for twice the FLOPs:
 /// 17% fewer shared-memory bytes per FLOP. A 128 x 256 block tile also brings 48 KiB from L2 per
-/// 64-wide slice for 4.2 MFLOP, where 128 x 128 brought 32 KiB for 2.1 MFLOP: a third fewer
+/// 64-wide slice for 4.2 MFLOP, where 128 x 128 brought 32 KiB for 2.1 MFLOP: a quarter fewer
 /// L2 bytes per FLOP. The accumulators of 64 x 256 fill 128 registers per thread, so the tile
 /// needs two warpgroups, each owning 64 rows.
 ///
@@ -31,7 +31,9 @@ using V13Config = TmaWgmmaConfig<128, 256, 4, 2, 1>;
 /// **Predicted.** +10-15% over v12 (fewer shared-memory and L2 bytes per FLOP), partly eaten
 /// by the coupling of the two warpgroups through thread 0.
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100, same run as v12).** 0.93 of cuBLAS BF16 at 4096^3 (v12 0.74: +25%) and
+/// 0.975 at 8192^3 (+23%): more than predicted. ncu at 4096^3: tensor pipe active 85% of cycles
+/// (v12: 63.5%), L2 traffic 1.44 GB instead of 1.77 GB.
 void launch_gemm_v13_two_warpgroups(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                     const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                     cudaStream_t stream) {

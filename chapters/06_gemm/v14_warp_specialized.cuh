@@ -40,8 +40,8 @@ struct WsConfig {
   /// The epilogue's staging boxes (kTmaStore): 64 rows x 32 fp32 columns (128-byte rows, 8 KiB),
   /// two per consumer warpgroup, so one can fill while the other is stored.
   static constexpr int kEpiBoxCols = 32;
-  static constexpr int kEpiBoxBytes = 64 * kEpiBoxCols * 4;
-  static constexpr int kEpiBytes = kTmaStore ? kConsumers * 2 * kEpiBoxBytes : 0;
+  static constexpr int kEpiBoxBytes = 64 * kEpiBoxCols * 4;  ///< bytes of one staging box
+  static constexpr int kEpiBytes = kTmaStore ? kConsumers * 2 * kEpiBoxBytes : 0;  ///< all staging boxes
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8;  ///< dynamic smem
   static constexpr int kProducerRegs = 40;   ///< registers per thread the producer keeps (setmaxnreg.dec)
   static constexpr int kConsumerRegs = 232;  ///< registers per thread the consumers get (setmaxnreg.inc)
