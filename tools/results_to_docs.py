@@ -57,8 +57,10 @@ CURRICULUM = [
                 "warp tiles, a cp.async pipeline, tuning, tensor cores (WMMA, mma.sync)",
      "needs": ["04", "05"], "against": "cuBLAS SGEMM and GemmEx (TF32, BF16)", "bound": "compute"},
     {"num": "07", "slug": "conv2d", "title": "Conv2d",
-     "teaches": "convolution as an implicit GEMM, halos, data layouts (NCHW vs NHWC)",
-     "needs": ["06"], "against": "cuDNN", "bound": "compute"},
+     "teaches": "cross-correlation vs convolution, shared tiles with a halo, register blocking, "
+                "im2col and its bytes, implicit GEMM (NHWC), Winograd F(2x2,3x3), bf16 mma.sync",
+     "needs": ["06"], "against": "cuDNN forward (fp32 FMA and bf16 tensor-op math, NCHW and NHWC, "
+                                 "fastest algorithm found)", "bound": "compute"},
     {"num": "08", "slug": "attention", "title": "Attention",
      "teaches": "fused attention: Q/K/V tiles, the online softmax inside a GEMM loop, never "
                 "writing the score matrix (FlashAttention)",

@@ -59,7 +59,9 @@ __global__ void __launch_bounds__(256) conv2d_v0_naive(Dims d, const float* __re
 /// **Predicted.** A few TFLOP/s at most on an H100: bound by the load/store unit's
 /// instruction rate, not by memory bandwidth, a few percent of cuDNN.
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100, docs/results/conv2d.json).** 2.15 TFLOP/s on N32 C64 56x56 3x3 (3.45 ms,
+/// 4.5% of cuDNN's fastest fp32 row), 0.77 on the 1x1 layer, 2.6 on the 7x7 stem, 2.2 on the
+/// 6-channel image: as predicted, a few TFLOP/s.
 void launch_conv2d_v0_naive(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
   require_valid(s, "v0_naive_nchw");
   conv2d_v0_naive<<<tut::blocks_for(s.output_elements(), 256), 256, 0, stream>>>(dims_of(s), x, w, y);

@@ -109,7 +109,15 @@ std::string supports_v1(const ConvShape& s) {
 ///
 /// **Predicted.** 1.5-2.5x v0 on 3x3 layers (fewer, cheaper loads), more on 7x7.
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100).** The prediction was wrong: v1 is *slower* than v0 on five of the six
+/// layers (0.77x on N32 C64 56x56, 0.43x on the 1x1 layer, 0.87x on the stem) and 1.21x faster
+/// only on the 6-channel image (6x6 filter: the most reuse per staged value). Not profiled; the
+/// counts explain it: v0's window reads hit L1 (neighbouring threads read neighbouring values,
+/// and the tap is one broadcast per warp), so v1 saves little global traffic, while each of its
+/// multiply-adds still needs two shared loads, every chunk of 4 channels costs two barriers, and
+/// the whole input tile is staged again for every output channel (grid.y = K). With a 1x1
+/// filter there is no window overlap to exploit at all. The lesson of this step is that a tile
+/// only pays once each staged value is reused many times *by the same thread*: v2.
 void launch_conv2d_v1_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
   require_valid(s, "v1_smem_tile_nchw");
   const std::string why = supports_v1(s);

@@ -97,7 +97,10 @@ std::string supports_v3(const ConvShape& s) {
 /// with the copy; faster than v2 on the many-channel layers, slower on the 6-channel image (a
 /// 216-long reduction and K = 6 make a thin GEMM).
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100).** 9.6 TFLOP/s on N32 C64 56x56 (0.62x v2: the 220 MiB matrix costs as
+/// much as the GEMM), 14.7 on 28x28 and 14.4 on 14x14 (1.4x and 5.9x v2: here the matrix is
+/// 55 and 14 MiB and mostly stays in L2), 9.4 on the 1x1 layer (im2col is a 98 MiB copy), and
+/// 0.92 on the 6-channel image (a 319 MiB matrix, 35x the input, for a GEMM of K = 6).
 void launch_conv2d_v3_im2col_cublas(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream) {
   require_valid(s, "v3_im2col_cublas_nchw");
