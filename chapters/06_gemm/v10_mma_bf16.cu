@@ -477,7 +477,7 @@ void launch_mma_checked(std::int64_t m, std::int64_t n, std::int64_t k, float al
 /// M3 367 -> 415 TFLOP/s (46.6% -> 52.7%, +13%) with the same 250 registers, and every 64-wide
 /// candidate within about 1% of the others (M4 55.3%, M8 55.1%, M6 55.0%, M9 54.7%). v10 runs M8,
 /// which ties for first and fits every sm_80+ GPU; the chapter table re-measures it at every
-/// size (56.0% of cuBLAS BF16 at 8192^3 on the H100).
+/// size (about 56% of cuBLAS BF16 at 8192^3 on the H100).
 void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   launch_mma<V10Config>(m, n, k, alpha, a, b, beta, c, stream);

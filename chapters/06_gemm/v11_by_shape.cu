@@ -85,8 +85,9 @@ ShapeConfig choose_config(std::int64_t m, std::int64_t n, bool b_aligned, int sm
 ///
 /// **Measured (H100, the search, `--reps 10`).** 1024^3: SmallFat 0.96, Small 0.97-0.98, Tiny
 /// 0.88 of cuBLAS SGEMM, v8 0.33. 2048^3: Large 0.93, Medium 0.86. 4095 x 4097 x 1023: the
-/// prediction failed: Medium 0.79, SmallFatStaged 0.82 (the best), LargeAnyB 0.71. The chapter's
-/// table re-measures v11 at every size.
+/// prediction failed: Medium 0.79, SmallFatStaged 0.82 (the best), LargeAnyB 0.71. In the
+/// chapter's table (one run): 0.96, 0.93, 0.93, 0.95 of cuBLAS SGEMM at 1024^3 ... 8192^3, 0.82 at
+/// 4095 x 4097 x 1023: the best fp32 version at every shape, short of 0.9 on the odd one.
 void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
   if (choose_config(m, n, n % 4 == 0 && aligned16(b), sm_count()) == ShapeConfig::large) {

@@ -38,11 +38,11 @@ using V12Config = TmaWgmmaConfig<128, 128, 4, 1, 1>;
 /// (shared-memory pipe the busiest): 60-70% of cuBLAS BF16 at 4096^3 and 8192^3 (v10: 54-56%).
 ///
 /// **Measured (H100, one run of the chapter's executable, ratios to cuBLAS BF16 in that run).**
-/// 0.74 at 4096^3 and 0.80 at 8192^3 (v10: 0.54, 0.56): inside the prediction. ncu at 4096^3:
+/// 0.74 at 4096^3 and 0.80 at 8192^3 (v10: 0.54, 0.57): inside the prediction. ncu at 4096^3:
 /// tensor pipe active 63.5% of cycles (v10: 66%, but v10 needs 1.42x the time), no shared-memory
 /// bank conflicts (v10: 86 thousand); at 8192^3 the top stall reasons are `wait` and `gmma`
 /// (waiting for wgmma results at wgmma_wait<1>: one warpgroup has nothing else to do).
-/// 4095 x 4097 x 1023: 1.30x cuBLAS (operands repacked; cuBLAS itself runs at 142 TFLOP/s there).
+/// 4095 x 4097 x 1023: 1.31x cuBLAS (operands repacked; cuBLAS itself runs at 142 TFLOP/s there).
 void launch_gemm_v12_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   launch_tma_wgmma<V12Config>(m, n, k, alpha, a, b, beta, c, stream);

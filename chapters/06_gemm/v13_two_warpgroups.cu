@@ -32,7 +32,7 @@ using V13Config = TmaWgmmaConfig<128, 256, 4, 2, 1>;
 /// by the coupling of the two warpgroups through thread 0.
 ///
 /// **Measured (H100, same run as v12).** 0.93 of cuBLAS BF16 at 4096^3 (v12 0.74: +25%) and
-/// 0.975 at 8192^3 (+23%): more than predicted. ncu at 4096^3: tensor pipe active 85% of cycles
+/// 0.98 at 8192^3 (+23%): more than predicted. ncu at 4096^3: tensor pipe active 85% of cycles
 /// (v12: 63.5%), L2 traffic 1.44 GB instead of 1.77 GB.
 void launch_gemm_v13_two_warpgroups(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                     const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,

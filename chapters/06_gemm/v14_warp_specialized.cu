@@ -34,8 +34,8 @@ using V14Config = WsConfig<128, 256, 4, 1, false>;
 ///
 /// **Predicted.** +10-20% over v13: loads issued early, the consumers decoupled.
 ///
-/// **Measured (H100, same run as v12).** No gain: 0.92 of cuBLAS BF16 at 4096^3 (v13 0.93),
-/// 0.98 at 8192^3 (v13 0.975), within the run-to-run noise. ncu agrees: tensor pipe active 83.6%
+/// **Measured (H100, same run as v12).** No gain: 0.93 of cuBLAS BF16 at 4096^3 (v13 0.93),
+/// 0.98 at 8192^3 (v13 0.98), within the run-to-run noise. ncu agrees: tensor pipe active 83.6%
 /// (v13 84.9%) at 4096^3, 93.0% (93.5%) at 8192^3. The prediction assumed that thread 0's
 /// loads held v13 back; they did not: with 4 stages of 64-wide slices the ring stays ahead either
 /// way. The step is kept because v15-v17 build on the producer/consumer split.

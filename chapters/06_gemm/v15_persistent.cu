@@ -29,7 +29,7 @@ using V15Config = WsConfig<128, 256, 4, 1, false>;
 /// 4096^3, where each tile is short.
 ///
 /// **Measured (H100, same run as v12).** 0.95 of cuBLAS BF16 at 4096^3 (v14 0.92: +3%), 0.98 at
-/// 8192^3 (unchanged), 0.905 at 2048^3 (v14 0.91). ncu: tensor pipe active 85.7% at 4096^3
+/// 8192^3 (unchanged), 0.91 at 2048^3 (v14 0.92). ncu: tensor pipe active 85.7% at 4096^3
 /// (v14 83.6%), 94.3% at 8192^3 (93.0%).
 void launch_gemm_v15_persistent(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                 const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {

