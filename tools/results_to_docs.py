@@ -62,9 +62,13 @@ CURRICULUM = [
      "needs": ["06"], "against": "cuDNN forward (fp32 FMA and bf16 tensor-op math, NCHW and NHWC, "
                                  "fastest algorithm found)", "bound": "compute"},
     {"num": "08", "slug": "attention", "title": "Attention",
-     "teaches": "fused attention: Q/K/V tiles, the online softmax inside a GEMM loop, never "
-                "writing the score matrix (FlashAttention)",
-     "needs": ["03", "06"], "against": "cuDNN fused attention", "bound": "compute"},
+     "teaches": "fused attention: the score matrix never stored, the online softmax inside the key "
+                "loop, FlashAttention-1 tiles and FlashAttention-2's work split, bf16 mma.sync with "
+                "P reused from registers, cp.async double buffering, the causal mask's costs",
+     "needs": ["03", "06"],
+     "against": "cuBLAS-based library attention; PyTorch SDPA (FlashAttention-2, cuDNN, "
+                "memory-efficient) in a separate process",
+     "bound": "compute"},
 ]
 
 NO_RESULTS = ("No measured results yet: run `tools/device_check.sh OUTDIR` on a GPU machine and "

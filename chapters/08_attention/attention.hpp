@@ -270,6 +270,14 @@ const std::vector<TuneCandidate>& tune_candidates();
 /// @name Launch helpers
 /// @{
 
+/// The 1-D grid of the fused versions: one block per (head, tile of `rows_per_block` query rows).
+/// Throws std::invalid_argument (naming `who`) above CUDA's 2^31 - 1 blocks.
+inline unsigned row_tile_blocks(const Shape& s, int rows_per_block, const char* who) {
+  const std::int64_t blocks = s.heads() * ((s.sq + rows_per_block - 1) / rows_per_block);
+  if (blocks > 2147483647LL) throw std::invalid_argument(std::string(who) + ": more than 2^31 - 1 blocks");
+  return static_cast<unsigned>(blocks);
+}
+
 /// Raises a kernel's dynamic shared-memory limit to `bytes` (needed above 48 KiB); returns true so
 /// that a launcher can run it once: `static const bool ready = allow_shared_memory(kernel, bytes);`.
 template <class KernelPtr>

@@ -406,9 +406,7 @@ inline unsigned flash_blocks(const Shape& s, const void* q, const void* k, const
       throw std::invalid_argument(std::string(who) + ": Q, K and V must start 16-byte aligned (16-byte copies)");
     }
   }
-  const std::int64_t blocks = s.heads() * ((s.sq + br - 1) / br);
-  if (blocks > 2147483647LL) throw std::invalid_argument(std::string(who) + ": more than 2^31 - 1 blocks");
-  return static_cast<unsigned>(blocks);
+  return row_tile_blocks(s, br, who);
 }
 
 }  // namespace attention

@@ -52,7 +52,7 @@ __global__ void attention_v0_pv(const float* p, const float* v, float* o, std::i
 /// thread per output). Any D, any Sq and Sk.
 ///
 /// **What is wrong with it.** S has B H Sq Sk elements: 4 GiB at B 4, H 16, S 4096 (fp32),
-/// 8 GiB at B 1, H 32, S 8192, against 8-134 MiB for Q, K, V and O together. It is written once,
+/// 8 GiB at B 1, H 32, S 8192, against 256 and 512 MiB for Q, K, V and O together. It is written once,
 /// read twice and written again by the softmax, and read once more by P V: at least 4 x 4 bytes of
 /// traffic per score against 4 D FLOPs, an arithmetic intensity of D / 4 FLOP/byte, far below the
 /// H100's ridge point; and the memory itself limits the problem size (the executable skips v0

@@ -182,9 +182,7 @@ void launch_v2(const Shape& s, const float* q, const float* k, const float* v, f
   constexpr int kSmem = T::kSmemFloats * 4;
   static const bool ready = allow_shared_memory(attention_v2_tiled<D>, kSmem);
   (void)ready;
-  const std::int64_t blocks = s.heads() * ((s.sq + T::Br - 1) / T::Br);
-  if (blocks > 2147483647LL) throw std::invalid_argument("v2_tiled: more than 2^31 - 1 blocks");
-  attention_v2_tiled<D><<<static_cast<unsigned>(blocks), T::kThreads, kSmem, stream>>>(
+  attention_v2_tiled<D><<<row_tile_blocks(s, T::Br, "v2_tiled"), T::kThreads, kSmem, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
 }
