@@ -115,13 +115,13 @@ __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
 }
 /// @}
 
-/// The tiles of v4-v6: 128 query rows per block (4 warps of 32 rows, two m16 tiles each, so that
-/// every K and V fragment feeds 4 mma), head dimension D (64 or 128), and kBc keys per tile: 64
-/// for D = 64, 32 for D = 128. The registers decide: a lane holds 32 rows x D / 128 of O (64 or 128
-/// fp32) and 32 rows x kBc / 128 of S (16 or 32... 64 at kBc = 64); with D = 128 and 64-key tiles
-/// ptxas spills (192 bytes per thread at 255 registers), with 32-key tiles it does not. Q is read
-/// from shared memory at every tile (as in FlashAttention-2): its fragments would take another 32
-/// (D = 64) or 64 registers.
+/// The tiles of v4-v6 (the defaults): 128 query rows per block, 4 warps of 32 rows (two m16 tiles
+/// each, so that every K and V fragment feeds 4 mma), head dimension D (64 or 128), and kBc keys
+/// per tile: 64 for D = 64, 32 for D = 128. The registers decide: a lane holds 32 x D / 32 fp32 of
+/// O (64 or 128) and 32 x kBc / 32 of S (64, or 32 at D = 128); with D = 128 and 64-key tiles ptxas
+/// spills, with 32-key tiles it does not. Q is read from shared memory at every tile (as in
+/// FlashAttention-2): its fragments would take another 32 (D = 64) or 64 registers. The other
+/// parameters (m16 tiles per warp, warps, blocks per SM promised) are the search's (tune.cu).
 template <int kD, int kBc = (kD == 64 ? 64 : 32), int kMt_ = 2, int kWarps_ = 4, int kMinBlocks_ = 2>
 struct FlashConfig {
   static constexpr int D = kD;                    ///< head dimension

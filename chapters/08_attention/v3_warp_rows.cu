@@ -21,8 +21,8 @@ namespace attention {
 /// **Changed since v2.** Two barriers per tile instead of four; no S round trip through shared
 /// memory; a register tile of 4 rows x Bc / 8 keys per lane for the scores and 4 rows x D / 8
 /// columns for O, with float4 loads laid out so that no shared-memory read conflicts (strides
-/// D + 8 and D + 4). Tiles of 64 keys for D = 64 (71 KiB, three blocks per SM), 32 keys for D = 128
-/// (78 KiB, two blocks per SM).
+/// D + 4 for Q and K, Bc + 8 for P). D = 64: 4 warps and 64-key tiles (70 KiB, three blocks per
+/// SM); D = 128: 8 warps and 64-key tiles (167 KiB, one block per SM), from the search below.
 ///
 /// **Predicted.** Per 4 dims of a score, 4 + Bc / 8 float4 loads feed 16 Bc / 8 FMA: at D = 64
 /// 128 FMA per 12 LDS.128; the FMA pipe, not shared memory, should be the limit: 40-50% of the FP32
