@@ -12,7 +12,8 @@
 #    executables at small sizes (TUTORIAL_SANITIZE=1), [slow] and [large] cases left out;
 # 4. runs every chapter executable with --json (and --sweep unless --quick), timing each default
 #    run's wall clock (a student's default run must stay under 30 s on an H100), plus the extra
-#    runs some chapter pages show (reduce on positive data: reduce_positive.json);
+#    runs some chapter pages show (reduce on positive data: reduce_positive.json; PyTorch's
+#    attention backends: attention_torch.json, from tools/torch_sdpa_baseline.py);
 # 5. writes OUTDIR/summary.md, OUTDIR/logs/, OUTDIR/results/<chapter>.json. With --pack, logs/
 #    and results/ become OUTDIR/logs.tar.gz and OUTDIR/results.tar.gz (few files to fetch).
 #
@@ -203,6 +204,13 @@ for ch in "${chapters[@]}"; do
     say "- sweep: exit $? (results/${ch}_sweep.json)"
   fi
 done
+# PyTorch's scaled_dot_product_attention backends on the attention chapter's shapes: a separate
+# process on the same GPU, shown beside the chapter's table ("PyTorch not found" without torch).
+if [[ " ${chapters[*]} " == *" attention "* ]]; then
+  PYTHONUNBUFFERED=1 timeout 300 python3 "$root/tools/torch_sdpa_baseline.py" --json "$out/results/attention_torch.json" \
+    >"$out/logs/torch_sdpa.log" 2>&1
+  say "- PyTorch SDPA baseline: exit $? (results/attention_torch.json)"
+fi
 lap run
 fi
 
