@@ -133,7 +133,19 @@ int sm_count();
 
 /// The kernels' view of a shape: every dimension as an int (checked by require_valid()).
 struct Dims {
-  int n, c, h, w, k, r, s, pad_h, pad_w, stride_h, stride_w, p, q;
+  int n;         ///< images
+  int c;         ///< input channels
+  int h;         ///< input height
+  int w;         ///< input width
+  int k;         ///< output channels
+  int r;         ///< filter height
+  int s;         ///< filter width
+  int pad_h;     ///< zero rows above and below
+  int pad_w;     ///< zero columns left and right
+  int stride_h;  ///< vertical stride
+  int stride_w;  ///< horizontal stride
+  int p;         ///< output height
+  int q;         ///< output width
 };
 
 /// The Dims of a valid shape.
@@ -212,6 +224,7 @@ tut::ErrorStats check_output(const ConvShape& s, Layout l, const Reference& ref,
 
 /// @name The fp32 ladder on CUDA cores (one file each)
 /// @{
+
 void launch_conv2d_v0_naive(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
 void launch_conv2d_v1_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
 void launch_conv2d_v2_register_tile(const ConvShape& s, const float* x, const float* w, float* y,
@@ -225,12 +238,14 @@ void launch_conv2d_v5_winograd(const ConvShape& s, const float* x, const float* 
 
 /// @name Tensor cores (sm_80 and later)
 /// @{
+
 void launch_conv2d_v6_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream);
 /// @}
 
 /// @name Shape limits of the versions that do not run everything
 /// @{
+
 /// v1's input tile with its halo must fit in 48 KiB of shared memory.
 std::string supports_v1(const ConvShape& s);
 /// v2's tiles must fit in 48 KiB of shared memory.
@@ -250,6 +265,7 @@ double winograd_bytes(const ConvShape& s);
 /// @name cuDNN baselines (cudnn_baselines.cpp): the fastest algorithm cuDNN finds for the shape
 /// and layout, found once per shape (untimed: on the first call, the check before timing)
 /// @{
+
 void launch_cudnn_fp32_nchw(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
 void launch_cudnn_fp32_nhwc(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
 void launch_cudnn_bf16_nchw(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,

@@ -103,7 +103,10 @@ struct ImplicitLoader {
   const float* pixel[Cfg::kAWords];  ///< x at (n, 0, 0, 0) of each copied row (its image)
   int h0[Cfg::kAWords];              ///< p stride_h - pad_h (far negative for rows past M)
   int w0[Cfg::kAWords];              ///< q stride_w - pad_w
-  int l, r, s, c;                    ///< this thread's first l of the next slice, and its (r, s, c)
+  int l;  ///< this thread's first reduction position l of the next slice
+  int r;  ///< l's filter row
+  int s;  ///< l's filter column
+  int c;  ///< l's channel
 };
 
 /// Copies slice `slice` (reduction positions l0 .. l0 + BK - 1, l0 = slice BK) into one stage:
