@@ -87,56 +87,46 @@ TEST_CASE("the Hopper steps over many tiles per block, wrapping rings, odd tile 
   }
 }
 
-TEST_CASE("every configuration v11 chooses from matches the CPU reference", "[gemm][tune][slow]") {
-  // The sweep plus shapes with interior tiles of every configuration, aligned and unaligned B.
+namespace {
+
+/// Every fp32 candidate of `cands` over the sweep plus `extra` shapes (with alpha/beta) and at
+/// misaligned starts; `seed` and the next two seeds.
+void require_fp32_candidates(const std::vector<TuneCandidate>& cands, const std::vector<Shape>& extra,
+                             std::uint64_t seed) {
   std::vector<Shape> shapes = gemm::testing::sweep_shapes();
-  if (!tut::testing::sanitizing()) {
-    for (const Shape& s : std::vector<Shape>{{300, 520, 40}, {257, 769, 33}, {384, 256, 100}, {259, 517, 67}}) {
-      shapes.push_back(s);
-    }
-  }
-  for (const auto& cand : shape_candidates()) {
+  if (!tut::testing::sanitizing()) shapes.insert(shapes.end(), extra.begin(), extra.end());
+  for (const auto& cand : cands) {
     DYNAMIC_SECTION(cand.name) {
       if (tut::current_cc() < 80) {
         WARN(cand.name << " skipped: needs sm_80");
       } else {
         const Kernel kern{Precision::fp32, cand.launch, nullptr};
         for (const Shape& s : shapes) {
-          require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 12);
-          require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 13);
+          require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, seed);
+          require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, seed + 1);
         }
         for (const Offsets& off : std::vector<Offsets>{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}) {
-          require_correct(kern, cand.name, {136, 264, 40}, 1.25f, -0.5f, off, tut::testing::seed() + 14);
+          require_correct(kern, cand.name, {136, 264, 40}, 1.25f, -0.5f, off, seed + 2);
         }
       }
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE("every configuration v11 chooses from matches the CPU reference", "[gemm][tune][slow]") {
+  // The sweep plus shapes with interior tiles of every configuration, aligned and unaligned B.
+  require_fp32_candidates(shape_candidates(), {{300, 520, 40}, {257, 769, 33}, {384, 256, 100}, {259, 517, 67}},
+                          tut::testing::seed() + 12);
+}
+
 TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune][slow]") {
   // The sweep (whose 136 x 264 x 40 and 256 x 512 x 64 already hold interior 128 x 256 block
   // tiles), plus more shapes mixing interior and edge tiles and k-slices, so that every path of
   // the candidates' copies runs.
-  std::vector<Shape> shapes = gemm::testing::sweep_shapes();
-  if (!tut::testing::sanitizing()) {
-    for (const Shape& s : std::vector<Shape>{{300, 520, 40}, {257, 769, 33}, {384, 256, 100}}) shapes.push_back(s);
-  }
-  for (const auto& cand : tune_candidates()) {
-    DYNAMIC_SECTION(cand.name) {
-      if (tut::current_cc() < 80) {
-        WARN(cand.name << " skipped: needs sm_80");
-      } else {
-        const Kernel kern{Precision::fp32, cand.launch, nullptr};
-        for (const Shape& s : shapes) {
-          require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 4);
-          require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 5);
-        }
-        for (const Offsets& off : std::vector<Offsets>{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}) {
-          require_correct(kern, cand.name, {136, 264, 40}, 1.25f, -0.5f, off, tut::testing::seed() + 6);
-        }
-      }
-    }
-  }
+  require_fp32_candidates(tune_candidates(), {{300, 520, 40}, {257, 769, 33}, {384, 256, 100}},
+                          tut::testing::seed() + 4);
 }
 
 TEST_CASE("every bf16 tuning candidate of v10 matches the CPU reference", "[gemm][tune][slow]") {

@@ -276,6 +276,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 /// The type of gemm_v14_warp_specialized<Cfg> (a pointer to it).
 using WsKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, float, float, float*, int);
 
+/// The launch configuration of v14's kernel with Cfg: `clusters` clusters of Cfg::kClusterM CTAs
+/// (a cluster attribute only when kClusterM > 1). It holds the attribute its config points to.
+template <class Cfg>
+struct WsLaunch {
+  cudaLaunchAttribute attr[1] = {};  ///< the cluster dimension
+  cudaLaunchConfig_t config = {};    ///< grid, block, shared memory, stream, attributes
+  /// The configuration for `clusters` clusters on `stream`.
+  WsLaunch(std::int64_t clusters, cudaStream_t stream) {
+    config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
+    config.blockDim = dim3(Cfg::kThreads);
+    config.dynamicSmemBytes = Cfg::kSmemBytes;
+    config.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = Cfg::kClusterM;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = Cfg::kClusterM > 1 ? 1 : 0;
+  }
+  WsLaunch(const WsLaunch&) = delete;  // config.attrs points into this object
+  WsLaunch& operator=(const WsLaunch&) = delete;
+};
+
 /// How many CTAs (clusters of Cfg::kClusterM CTAs) of v14's kernel with configuration Cfg the
 /// GPU runs at the same time: the grid of a persistent launch (cached per configuration).
 template <class Cfg>
@@ -287,19 +310,9 @@ int max_resident_clusters() {
       CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Cfg::kThreads, Cfg::kSmemBytes));
       return blocks_per_sm * sm_count();
     } else {
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3(static_cast<unsigned>(Cfg::kClusterM * sm_count()));
-      config.blockDim = dim3(Cfg::kThreads);
-      config.dynamicSmemBytes = Cfg::kSmemBytes;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = Cfg::kClusterM;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      config.attrs = attr;
-      config.numAttrs = 1;
+      const WsLaunch<Cfg> launch(sm_count(), nullptr);
       int count = 0;
-      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &config));
+      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &launch.config));
       return count;
     }
   }();
@@ -340,20 +353,9 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
   const std::int64_t resident = std::max(1, max_resident_clusters<Cfg>());
   const std::int64_t clusters = persistent ? std::min<std::int64_t>(units, resident) : units;
 
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
-  config.blockDim = dim3(Cfg::kThreads);
-  config.dynamicSmemBytes = Cfg::kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = Cfg::kClusterM;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  config.attrs = attr;
-  config.numAttrs = Cfg::kClusterM > 1 ? 1 : 0;
+  const WsLaunch<Cfg> launch(clusters, stream);
   int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps.a, maps.b, map_c, mi, ni, ki, alpha, beta, c, tma_store_c));
+  CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, maps.a, maps.b, map_c, mi, ni, ki, alpha, beta, c, tma_store_c));
 }
 
 }  // namespace gemm
