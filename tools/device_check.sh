@@ -13,7 +13,8 @@
 # 4. runs every chapter executable with --json (and --sweep unless --quick), timing each default
 #    run's wall clock (a student's default run must stay under 30 s on an H100), plus the extra
 #    runs some chapter pages show (reduce on positive data: reduce_positive.json; PyTorch's
-#    attention backends: attention_torch.json, from tools/torch_sdpa_baseline.py);
+#    attention backends and conv2d: attention_torch.json and conv2d_torch.json, from
+#    tools/torch_sdpa_baseline.py and tools/torch_conv2d_baseline.py);
 # 5. writes OUTDIR/summary.md, OUTDIR/logs/, OUTDIR/results/<chapter>.json. With --pack, logs/
 #    and results/ become OUTDIR/logs.tar.gz and OUTDIR/results.tar.gz (few files to fetch).
 #
@@ -210,6 +211,12 @@ if [[ " ${chapters[*]} " == *" attention "* ]]; then
   PYTHONUNBUFFERED=1 timeout 300 python3 "$root/tools/torch_sdpa_baseline.py" --json "$out/results/attention_torch.json" \
     >"$out/logs/torch_sdpa.log" 2>&1
   say "- PyTorch SDPA baseline: exit $? (results/attention_torch.json)"
+fi
+# PyTorch's conv2d (cuDNN through its newer frontend, benchmark mode) on the conv2d chapter's layers.
+if [[ " ${chapters[*]} " == *" conv2d "* ]]; then
+  PYTHONUNBUFFERED=1 timeout 300 python3 "$root/tools/torch_conv2d_baseline.py" --json "$out/results/conv2d_torch.json" \
+    >"$out/logs/torch_conv2d.log" 2>&1
+  say "- PyTorch conv2d baseline: exit $? (results/conv2d_torch.json)"
 fi
 lap run
 fi

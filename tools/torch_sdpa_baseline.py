@@ -30,13 +30,12 @@ chapter's versions are between two runs. Without PyTorch (or without a GPU) ever
 skipped with the reason ("PyTorch not found").
 """
 import argparse
-import json
 import math
-import os
 import pathlib
-import statistics
-import subprocess
 import sys
+
+from torch_bench import (add_common_args, describe_device, finish, import_torch, new_report, set_vs_library,
+                         skipped_row, time_call, timed_row)
 
 DEFAULT_SHAPES = [(4, 16, 1024, 64), (4, 16, 4096, 64), (2, 16, 4096, 128), (1, 32, 8192, 128)]
 BACKENDS = {
@@ -46,17 +45,6 @@ BACKENDS = {
     "fp32": [("torch_efficient", "EFFICIENT_ATTENTION", "PyTorch SDPA, EFFICIENT_ATTENTION backend (memory-efficient, fp32)")],
 }
 TOLERANCE = {"bf16": 1e-2, "fp32": 1e-3}
-
-
-def git_commit(root):
-    commit = os.environ.get("TUT_GIT_COMMIT")
-    if commit:
-        return commit
-    try:
-        return subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip() or "unknown"
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def visible_pairs(b, h, s, causal):
@@ -69,13 +57,6 @@ def problem_of(b, h, s, d, causal, dtype):
             "dtype": dtype, "metric": "tflops", "peak": 0.0,
             "peak_name": "PyTorch SDPA in a separate process on the same GPU", "baseline": "",
             "library": BACKENDS[dtype][0][0], "results": []}
-
-
-def skipped_row(version, summary, reason, flops, bytes_):
-    return {"version": version, "kind": "library", "summary": summary, "skipped": True, "skip_reason": reason,
-            "correct": None, "rel_err": 0.0, "max_abs_err": 0.0, "median_ms": None, "min_ms": None, "max_ms": None,
-            "reps": 0, "bytes": bytes_, "flops": flops, "gbps": None, "tflops": None, "pct_of_peak": None,
-            "speedup_vs_baseline": None, "vs_library": None}
 
 
 def reference_error(torch, q, k, v, out, causal, heads):
@@ -101,8 +82,7 @@ def reference_error(torch, q, k, v, out, causal, heads):
 
 def run(args):
     root = pathlib.Path(__file__).resolve().parent.parent
-    report = {"chapter": "attention", "git": git_commit(root), "device": {}, "problems": [],
-              "note": "PyTorch scaled_dot_product_attention, a separate process on the same GPU"}
+    report = new_report("attention", root, "PyTorch scaled_dot_product_attention, a separate process on the same GPU")
     shapes = DEFAULT_SHAPES
     if args.shapes:
         shapes = [tuple(int(x) for x in item.split(",")) for item in args.shapes.split()]
@@ -112,14 +92,10 @@ def run(args):
             for dtype in ("bf16", "fp32"):
                 problems.append((b, h, s, d, causal, dtype))
 
-    try:
-        import torch
+    torch, why_not = import_torch()
+    if why_not is None:
         import torch.nn.functional as F
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        why_not = None if torch.cuda.is_available() else "PyTorch found, but no CUDA device"
-    except ImportError as e:  # noqa: F841
-        torch = None
-        why_not = "PyTorch not found"
 
     if why_not is not None:
         for b, h, s, d, causal, dtype in problems:
@@ -131,15 +107,10 @@ def run(args):
         print(f"torch_sdpa_baseline.py: {why_not}; wrote skipped rows", file=sys.stderr)
         return report
 
-    props = torch.cuda.get_device_properties(0)
-    report["device"] = {"name": props.name, "compute_capability": f"{props.major}.{props.minor}",
-                        "sm_count": props.multi_processor_count,
-                        "l2_bytes": getattr(props, "L2_cache_size", 0), "memory_bytes": props.total_memory}
-    report["torch"] = torch.__version__
-    l2 = getattr(props, "L2_cache_size", 50 * 2**20) or 50 * 2**20
+    l2 = describe_device(torch, report)
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
     gen = torch.Generator(device="cuda")
-    print(f"PyTorch {torch.__version__} on {props.name}: SDPA backends, {args.reps} reps (median), L2 flushed")
+    print(f"PyTorch {torch.__version__} on {report['device']['name']}: SDPA backends, {args.reps} reps (median), L2 flushed")
     print(f"{'problem':46} {'version':16} {'median ms':>10} {'TFLOP/s':>8} {'rel. err':>9}  check")
     for b, h, s, d, causal, dtype in problems:
         p = problem_of(b, h, s, d, causal, dtype)
@@ -159,37 +130,19 @@ def run(args):
                     torch.cuda.synchronize()
                     rel, max_abs = reference_error(torch, q, k, v, out, causal, [(0, 0), (b - 1, h - 1)])
                     del out
-                    for _ in range(args.warmup):
-                        call()
-                    starts = [torch.cuda.Event(enable_timing=True) for _ in range(args.reps)]
-                    ends = [torch.cuda.Event(enable_timing=True) for _ in range(args.reps)]
-                    for i in range(args.reps):
-                        flush.zero_()  # untimed: evicts Q, K, V from L2
-                        starts[i].record()
-                        call()
-                        ends[i].record()
-                    torch.cuda.synchronize()
+                    times = time_call(torch, call, args.reps, args.warmup, flush)
             except RuntimeError as e:  # the backend does not take this problem
                 reason = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
                 p["results"].append(skipped_row(version, summary, f"{backend} declined: {reason}", flops, nbytes))
                 print(f"{p['label'][:46]:46} {version:16} skipped: {reason[:60]}")
                 torch.cuda.synchronize()
                 continue
-            times = [st.elapsed_time(en) for st, en in zip(starts, ends)]
-            med = statistics.median(times)
             correct = rel <= TOLERANCE[dtype]
-            row = {"version": version, "kind": "library", "summary": summary, "skipped": False, "correct": correct,
-                   "rel_err": rel, "max_abs_err": max_abs, "median_ms": med, "min_ms": min(times),
-                   "max_ms": max(times), "reps": len(times), "bytes": nbytes, "flops": flops,
-                   "gbps": nbytes / (med * 1e-3) / 1e9, "tflops": flops / (med * 1e-3) / 1e12, "pct_of_peak": None,
-                   "speedup_vs_baseline": None, "vs_library": None}
+            row = timed_row(version, summary, times, rel, max_abs, correct, flops, nbytes)
             p["results"].append(row)
-            print(f"{p['label'][:46]:46} {version:16} {med:10.4f} {row['tflops']:8.2f} {rel:9.1e}  "
+            print(f"{p['label'][:46]:46} {version:16} {row['median_ms']:10.4f} {row['tflops']:8.2f} {rel:9.1e}  "
                   f"{'ok' if correct else 'WRONG'}", flush=True)
-        lib = next((r for r in p["results"] if r["version"] == p["library"] and not r["skipped"]), None)
-        for r in p["results"]:
-            if lib is not None and not r["skipped"]:
-                r["vs_library"] = r["tflops"] / lib["tflops"]
+        set_vs_library(p)
         report["problems"].append(p)
         del q, k, v
     return report
@@ -197,22 +150,9 @@ def run(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--json", required=True, help="where to write the results")
-    ap.add_argument("--reps", type=int, default=20, help="timed repetitions (median reported)")
-    ap.add_argument("--warmup", type=int, default=3, help="untimed runs first")
-    ap.add_argument("--seed", type=int, default=2024, help="seed of the inputs")
+    add_common_args(ap)
     ap.add_argument("--shapes", default="", help='"B,H,S,D B,H,S,D ..." instead of the chapter\'s four shapes')
-    args = ap.parse_args()
-    if args.reps < 1 or args.warmup < 0:
-        print("torch_sdpa_baseline.py: error: --reps must be >= 1 and --warmup >= 0", file=sys.stderr)
-        return 2
-    report = run(args)
-    out = pathlib.Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    wrong = sum(1 for p in report["problems"] for r in p["results"] if r.get("correct") is False)
-    print(f"wrote {out} ({len(report['problems'])} problems{', ' + str(wrong) + ' WRONG' if wrong else ''})")
-    return 1 if wrong else 0
+    return finish("torch_sdpa_baseline.py", ap.parse_args(), run)
 
 
 if __name__ == "__main__":
