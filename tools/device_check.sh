@@ -157,7 +157,7 @@ if want sanitize && [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/nu
   say ""
   say "| executable | memcheck | racecheck | synccheck | initcheck |"
   say "|---|---|---|---|---|"
-  for ch in "${chapters[@]}"; do
+  for ch in common "${chapters[@]}"; do  # common: the shared GPU code (test_common_gpu)
     if [ -n "$sanitize_only" ] && [[ " $sanitize_only " != *" $ch "* ]]; then continue; fi
     for kind in gpu solution; do
       exe="$build/bin/test_${ch}_${kind}"
