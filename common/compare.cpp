@@ -113,19 +113,27 @@ ErrorStats compare(const std::vector<float>& got, const std::vector<double>& exp
 
 namespace tut {
 
-ErrorStats parallel_check(std::size_t n, const std::function<void(std::size_t, std::size_t, ErrorStats&)>& chunk) {
+std::size_t parallel_workers(std::size_t n) {
   const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = n < (std::size_t{1} << 16) ? 1 : std::min<std::size_t>(hw, 32);
-  std::vector<ErrorStats> parts(workers);
-  std::vector<std::thread> threads;
+  return n < (std::size_t{1} << 16) ? 1 : std::min<std::size_t>(hw, 32);
+}
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk) {
+  const std::size_t workers = parallel_workers(n);
   const std::size_t per = (n + workers - 1) / workers;
+  std::vector<std::thread> threads;
   for (std::size_t w = 1; w < workers; ++w) {
     const std::size_t begin = std::min(n, w * per), end = std::min(n, (w + 1) * per);
-    threads.emplace_back([&, w, begin, end] { chunk(begin, end, parts[w]); });
+    threads.emplace_back([&, w, begin, end] { chunk(w, begin, end); });
   }
-  chunk(0, std::min(n, per), parts[0]);
+  chunk(0, 0, std::min(n, per));
   for (auto& t : threads) t.join();
-  for (std::size_t w = 1; w < workers; ++w) parts[0].merge(parts[w]);
+}
+
+ErrorStats parallel_check(std::size_t n, const std::function<void(std::size_t, std::size_t, ErrorStats&)>& chunk) {
+  std::vector<ErrorStats> parts(parallel_workers(n));
+  parallel_for(n, [&](std::size_t w, std::size_t begin, std::size_t end) { chunk(begin, end, parts[w]); });
+  for (std::size_t w = 1; w < parts.size(); ++w) parts[0].merge(parts[w]);
   return parts[0];
 }
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
 
 #include "common/check.hpp"
 #include "common/launch.hpp"
@@ -86,17 +85,9 @@ __global__ void gather_kernel(const float* array, const std::size_t* index, std:
 /// `value(i)` for i in [0, n) on the CPU's threads.
 std::vector<double> compute_parallel(std::size_t n, const std::function<double(std::size_t)>& value) {
   std::vector<double> out(n);
-  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = n < (std::size_t{1} << 16) ? 1 : std::min<std::size_t>(hw, 32);
-  const std::size_t per = (n + workers - 1) / workers;
-  std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < workers; ++w) {
-    const std::size_t begin = std::min(n, w * per), end = std::min(n, (w + 1) * per);
-    threads.emplace_back([&, begin, end] {
-      for (std::size_t i = begin; i < end; ++i) out[i] = value(i);
-    });
-  }
-  for (auto& t : threads) t.join();
+  parallel_for(n, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) out[i] = value(i);
+  });
   return out;
 }
 

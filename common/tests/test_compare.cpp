@@ -1,5 +1,6 @@
 // CPU tests of the comparison maths: the two error measures, tolerance edges, NaN/Inf, worst
 // indices, merging of chunks.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -139,4 +140,28 @@ TEST_CASE("describe() names the verdict, the worst index and the tolerance's rea
   REQUIRE(text.find("FAIL") == 0);
   REQUIRE(text.find("[row 1] got 5") != std::string::npos);
   REQUIRE(text.find("fp32 rounding") != std::string::npos);
+}
+
+TEST_CASE("parallel_for covers [0, n) once, in contiguous chunks, one per worker", "[compare][parallel]") {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{65535}, std::size_t{65536}, std::size_t{1000003}}) {
+    std::vector<int> seen(n, 0);
+    std::vector<std::size_t> begins(tut::parallel_workers(n), n + 1);
+    tut::parallel_for(n, [&](std::size_t w, std::size_t begin, std::size_t end) {
+      begins[w] = begin;
+      for (std::size_t i = begin; i < end; ++i) ++seen[i];  // chunks are disjoint: no race
+    });
+    INFO("n = " << n << ", workers = " << begins.size());
+    REQUIRE(std::count(seen.begin(), seen.end(), 1) == static_cast<std::ptrdiff_t>(n));
+    REQUIRE(begins[0] == 0);
+    for (std::size_t w = 1; w < begins.size(); ++w) REQUIRE(begins[w] >= begins[w - 1]);
+  }
+  // parallel_check merges the workers' accumulators into one.
+  std::vector<float> got(300001, 1.0f);
+  got[299999] = 2.0f;
+  const tut::ErrorStats s = tut::parallel_check(got.size(), [&](std::size_t b, std::size_t e, ErrorStats& st) {
+    for (std::size_t i = b; i < e; ++i) st.add(i, got[i], 1.0, kTol);
+  });
+  REQUIRE(s.count() == got.size());
+  REQUIRE(s.over_tolerance() == 1);
+  REQUIRE(s.worst().front().index == 299999);
 }
