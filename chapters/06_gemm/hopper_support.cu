@@ -9,6 +9,7 @@
 
 #include "common/check.hpp"
 #include "common/device_info.hpp"
+#include "common/tensor_map.hpp"
 #include "hopper.cuh"
 
 namespace gemm {
@@ -18,27 +19,8 @@ namespace {
 /// Writes 1 if this kernel was compiled for sm_90a (so the Hopper steps' kernels are real), else 0.
 __global__ void gemm_sm90a_probe(int* out) { *out = GEMM_SM90A; }
 
-/// cuTensorMapEncodeTiled's signature (the CUDA 12.0 ABI, PFN_cuTensorMapEncodeTiled_v12000).
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-/// The driver's cuTensorMapEncodeTiled, looked up once through the runtime (the program does not
-/// link libcuda, so it starts, and reports the Hopper steps as skipped, without it); null if absent.
-EncodeTiled encode_tiled() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
-#else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
-#endif
-    if (e != cudaSuccess) cudaGetLastError();  // leave no error behind for the next check
-    return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? reinterpret_cast<EncodeTiled>(p) : nullptr;
-  }();
-  return fn;
-}
+using tut::EncodeTiled;
+using tut::encode_tiled;  // the driver's cuTensorMapEncodeTiled (common/tensor_map.hpp)
 
 /// dst[r * dst_ld + c] = src[r * src_ld + c] for a rows x cols matrix of 2-byte elements: one
 /// block per row (grid-stride), the block's threads along the row.
