@@ -13,6 +13,8 @@
 
 #if defined(TUT_HAVE_CUDNN)
 #include <cudnn.h>
+
+#include "common/cudnn_check.hpp"
 #endif
 
 namespace softmax {
@@ -21,13 +23,6 @@ namespace softmax {
 
 namespace {
 
-/// Throws CudaError naming the call and cuDNN's message when status is not success.
-void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
-  if (status != CUDNN_STATUS_SUCCESS) {
-    throw tut::CudaError(tut::format_call_error(file, line, call, std::string("cuDNN: ") + cudnnGetErrorString(status)));
-  }
-}
-#define CUDNN_CHECK(call) check_cudnn((call), #call, __FILE__, __LINE__)
 
 /// The cuDNN handle and the tensor descriptor of the last shape, created on first use and
 /// kept for the life of the process (creating a handle takes tens of milliseconds). Destroyed

@@ -22,6 +22,8 @@
 
 #if defined(TUT_HAVE_CUDNN)
 #include <cudnn.h>
+
+#include "common/cudnn_check.hpp"
 #endif
 
 namespace conv2d {
@@ -30,13 +32,6 @@ namespace conv2d {
 
 namespace {
 
-/// Throws CudaError naming the call and cuDNN's message when status is not success.
-void check_cudnn(cudnnStatus_t status, const char* call, const char* file, int line) {
-  if (status != CUDNN_STATUS_SUCCESS) {
-    throw tut::CudaError(tut::format_call_error(file, line, call, std::string("cuDNN: ") + cudnnGetErrorString(status)));
-  }
-}
-#define CUDNN_CHECK(call) check_cudnn((call), #call, __FILE__, __LINE__)
 
 /// Workspace offered to the algorithm search; algorithms that want more are not considered.
 constexpr std::size_t kSearchWorkspace = std::size_t{1} << 30;
