@@ -113,13 +113,15 @@ ErrorStats compare(const std::vector<float>& got, const std::vector<double>& exp
 
 namespace tut {
 
-std::size_t parallel_workers(std::size_t n) {
+std::size_t parallel_workers(std::size_t n, std::size_t grain) {
   const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  return n < (std::size_t{1} << 16) ? 1 : std::min<std::size_t>(hw, 32);
+  const std::size_t wanted = (n + std::max<std::size_t>(grain, 1) - 1) / std::max<std::size_t>(grain, 1);
+  return std::max<std::size_t>(1, std::min<std::size_t>({wanted, hw, 32}));
 }
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk) {
-  const std::size_t workers = parallel_workers(n);
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk,
+                  std::size_t grain) {
+  const std::size_t workers = parallel_workers(n, grain);
   const std::size_t per = (n + workers - 1) / workers;
   std::vector<std::thread> threads;
   for (std::size_t w = 1; w < workers; ++w) {

@@ -94,13 +94,16 @@ ErrorStats compare(const std::vector<float>& got, const std::vector<double>& exp
 
 namespace tut {
 
-/// Number of CPU threads parallel_for() uses for n items: 1 below 65536 items, else one per
-/// hardware thread (at most 32).
-std::size_t parallel_workers(std::size_t n);
+/// Number of CPU threads parallel_for() uses for n items of which each thread should get at
+/// least `grain`: ceil(n / grain), at least 1, at most one per hardware thread (and 32).
+std::size_t parallel_workers(std::size_t n, std::size_t grain = std::size_t{1} << 16);
 
-/// Splits [0, n) into parallel_workers(n) contiguous chunks and runs `chunk(worker, begin, end)`
-/// for each on its own thread (the calling thread takes worker 0); returns when all are done.
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk);
+/// Splits [0, n) into parallel_workers(n, grain) contiguous chunks and runs
+/// `chunk(worker, begin, end)` for each on its own thread (the calling thread takes worker 0);
+/// returns when all are done. The default grain suits cheap items (comparing elements); a
+/// reference whose items are whole rows or outputs passes a grain of 1.
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk,
+                  std::size_t grain = std::size_t{1} << 16);
 
 /// Checks [0, n) in parallel on the CPU's threads: `chunk(begin, end, stats)` adds the elements
 /// of one chunk to its own accumulator; the accumulators are merged. For outputs of 10^8+

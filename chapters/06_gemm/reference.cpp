@@ -6,9 +6,9 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "common/random.hpp"
 #include "gemm.hpp"
 
@@ -16,18 +16,10 @@ namespace gemm {
 
 namespace {
 
-/// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per hardware thread.
+/// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per CPU thread (each item
+/// is a row or an output: worth a thread of its own).
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
-  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = std::min<std::size_t>(std::min<std::size_t>(hw, 64), std::max<std::size_t>(n, 1));
-  const std::size_t per = (n + workers - 1) / workers;
-  std::vector<std::thread> threads;
-  for (std::size_t w = 1; w < workers; ++w) {
-    const std::size_t begin = std::min(n, w * per), end = std::min(n, (w + 1) * per);
-    if (begin < end) threads.emplace_back(fn, begin, end);
-  }
-  fn(0, std::min(n, per));
-  for (auto& t : threads) t.join();
+  tut::parallel_for(n, [&](std::size_t, std::size_t begin, std::size_t end) { fn(begin, end); }, 1);
 }
 
 }  // namespace

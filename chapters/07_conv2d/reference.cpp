@@ -7,9 +7,9 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "common/random.hpp"
 #include "conv2d.hpp"
 
@@ -17,18 +17,10 @@ namespace conv2d {
 
 namespace {
 
-/// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per hardware thread.
+/// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per CPU thread (each item
+/// is a row or an output: worth a thread of its own).
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
-  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = std::min<std::size_t>(std::min<std::size_t>(hw, 64), std::max<std::size_t>(n, 1));
-  const std::size_t per = (n + workers - 1) / workers;
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < workers; ++t) {
-    const std::size_t begin = std::min(n, t * per), end = std::min(n, (t + 1) * per);
-    if (begin < end) threads.emplace_back(fn, begin, end);
-  }
-  fn(0, std::min(n, per));
-  for (auto& t : threads) t.join();
+  tut::parallel_for(n, [&](std::size_t, std::size_t begin, std::size_t end) { fn(begin, end); }, 1);
 }
 
 /// a * b * ..., or -1 if the product exceeds 2^62 (every factor is positive).

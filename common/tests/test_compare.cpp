@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "common/compare.hpp"
@@ -155,6 +156,10 @@ TEST_CASE("parallel_for covers [0, n) once, in contiguous chunks, one per worker
     REQUIRE(begins[0] == 0);
     for (std::size_t w = 1; w < begins.size(); ++w) REQUIRE(begins[w] >= begins[w - 1]);
   }
+  // A grain of 1: one item per thread is worth it (rows of a reference), up to the CPU's threads.
+  REQUIRE(tut::parallel_workers(3, 1) == std::min<std::size_t>(3, std::max(1u, std::thread::hardware_concurrency())));
+  REQUIRE(tut::parallel_workers(0, 1) == 1);
+  REQUIRE(tut::parallel_workers(65535) == 1);  // the default grain: cheap items stay on one thread
   // parallel_check merges the workers' accumulators into one.
   std::vector<float> got(300001, 1.0f);
   got[299999] = 2.0f;
