@@ -217,10 +217,12 @@ TEST_CASE("the bf16 tuning candidates: at most 8, unique, exactly one is v10_mma
   require_candidate_list(tune_candidates_bf16());
 }
 
-TEST_CASE("v11's configurations: at most 8, unique, none shares a name with v8's candidates", "[gemm][registry]") {
+TEST_CASE("v11's configurations: at most 12, unique, none shares a name with v8's candidates", "[gemm][registry]") {
+  // Twelve launchers of seven kernels: each `_padb` candidate runs a kernel of the list on the
+  // padded copy of B.
   const auto& cands = shape_candidates();
   REQUIRE(cands.size() >= 3);
-  REQUIRE(cands.size() <= 8);
+  REQUIRE(cands.size() <= 12);
   std::set<std::string> names;
   for (const auto& c : tune_candidates()) names.insert(c.name);
   for (const auto& c : cands) {
@@ -229,6 +231,16 @@ TEST_CASE("v11's configurations: at most 8, unique, none shares a name with v8's
     REQUIRE(c.launch != nullptr);
     REQUIRE_FALSE(c.is_tuned);
   }
+}
+
+TEST_CASE("v11's choice at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
+  REQUIRE(choose_config(1024, 1024, 132) == ShapeConfig::small);  // 32 tiles of 128 x 256
+  REQUIRE(choose_config(2048, 2048, 132) == ShapeConfig::large);  // 128: one round either way
+  REQUIRE(choose_config(4096, 4096, 132) == ShapeConfig::large);  // 512 either way: a tie keeps Large
+  REQUIRE(choose_config(8192, 8192, 132) == ShapeConfig::large);
+  REQUIRE(choose_config(4095, 4097, 132) == ShapeConfig::tall);   // 528 tiles (4 rounds) against 544 (5)
+  REQUIRE(choose_config(4097, 4095, 132) == ShapeConfig::large);  // the mirror image: 33 x 16 = 528 tiles of 128 x 256
+  REQUIRE(choose_config(1, 1, 132) == ShapeConfig::small);
 }
 
 TEST_CASE("FLOP model and grid limits", "[gemm][model]") {

@@ -1,36 +1,39 @@
 /// @file
 /// @brief v11 (fp32): v7's kernel in the configuration that suits the problem's shape, chosen at
 /// run time as a library does.
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "common/device_buffer.hpp"
 #include "gemm.hpp"
 #include "v7_pipelined.cuh"
 
 namespace gemm {
 
 /// The configurations v11 chooses from (block tile, k-slice, warp tile, thread tile, stages,
-/// blocks per SM, fragment buffers, interior copies, interior copies for unaligned B).
-/// `gemm --tune --dtype fp32` times them next to v8's candidates (at --m/--n/--k).
+/// blocks per SM, fragment buffers, interior copies, interior copies for unaligned B, staged
+/// epilogue). `gemm --tune --dtype fp32` times them next to v8's candidates (at --m/--n/--k),
+/// each on B as it is and, for unaligned B, on v11's padded copy (the `_padb` rows).
 // [configs]
 namespace by_shape {
 /// v8's configuration (C5): 128 x 256 x 16, 256 threads of 16 x 8, one block per SM. Best when
 /// there are many tiles: the fewest loads and shared reads per FFMA.
 using Large = FfmaConfig<128, 256, 16, 64, 64, 16, 8, 3, 1, 2, true>;
-/// Large with interior copies for unaligned B too (four 4-byte cp.async per chunk).
-using LargeAnyB = FfmaConfig<128, 256, 16, 64, 64, 16, 8, 3, 1, 2, true, true>;
+/// Large turned on its side: 256 x 128 x 16, the same warps and threads. The same loads and
+/// shared reads per FFMA, but another tile count: 4095 x 4097 is 16 x 33 = 528 tiles of 256 x 128
+/// (four rounds of 132 SMs) and 32 x 17 = 544 of 128 x 256 (five).
+using Tall = FfmaConfig<256, 128, 16, 64, 64, 16, 8, 3, 1, 2, true, true>;
+/// Tall with the staged epilogue when C's rows are not 16-byte aligned.
+using TallStaged = FfmaConfig<256, 128, 16, 64, 64, 16, 8, 3, 1, 2, true, true, true>;
 /// 128 x 128 x 16, 128 threads of 16 x 8, two blocks per SM (v8's C6), interior copies for any B:
 /// half the tile, so twice the tiles to spread over the SMs.
 using Medium = FfmaConfig<128, 128, 16, 64, 64, 16, 8, 3, 2, 2, true, true>;
-/// 64 x 128 x 16, 256 threads of 8 x 4, two blocks per SM: a quarter of Large's tile, for
-/// problems with fewer 128 x 128 tiles than SMs (1024^3: 128 tiles for 132 SMs).
-using Small = FfmaConfig<64, 128, 16, 32, 32, 8, 4, 3, 2, 2, true, true>;
-/// 64 x 128 x 16, 128 threads of 8 x 8: Small's tile with fewer, fatter threads.
-using SmallFat = FfmaConfig<64, 128, 16, 32, 64, 8, 8, 3, 2, 2, true, true>;
-/// 64 x 64 x 16, 128 threads of 8 x 4, up to four blocks per SM: the smallest tile.
-using Tiny = FfmaConfig<64, 64, 16, 32, 32, 8, 4, 3, 4, 2, true, true>;
 /// Medium with the staged epilogue when C's rows are not 16-byte aligned.
 using MediumStaged = FfmaConfig<128, 128, 16, 64, 64, 16, 8, 3, 2, 2, true, true, true>;
+/// 64 x 128 x 16, 128 threads of 8 x 8, two blocks per SM: a quarter of Large's tile, for
+/// problems with fewer 128 x 256 tiles than SMs (1024^3: 32 tiles for 132 SMs).
+using SmallFat = FfmaConfig<64, 128, 16, 32, 64, 8, 8, 3, 2, 2, true, true>;
 /// SmallFat with the staged epilogue when C's rows are not 16-byte aligned.
 using SmallFatStaged = FfmaConfig<64, 128, 16, 32, 64, 8, 8, 3, 2, 2, true, true, true>;
 }  // namespace by_shape
@@ -41,14 +44,62 @@ namespace {
 /// Tiles of a bm x bn tiling of an m x n matrix.
 std::int64_t tile_count(std::int64_t m, std::int64_t n, int bm, int bn) { return ((m + bm - 1) / bm) * ((n + bn - 1) / bn); }
 
+/// dst[r, c] = B[r, c] for c < n, 0 for n <= c < ldb (rows r < k): B copied into rows of ldb
+/// floats. One block per row (grid-stride over rows), consecutive threads on consecutive
+/// columns, so that both the reads of B's unaligned rows and the writes are coalesced.
+__global__ void gemm_v11_pad_b(const float* __restrict__ b, std::int64_t k, std::int64_t n, float* __restrict__ dst,
+                               std::int64_t ldb) {
+  for (std::int64_t r = blockIdx.x; r < k; r += gridDim.x) {
+    const float* src = b + r * n;
+    float* out = dst + r * ldb;
+    for (std::int64_t c = threadIdx.x; c < ldb; c += blockDim.x) out[c] = c < n ? src[c] : 0.0f;
+  }
+}
+
+/// B in rows of `ldb` floats (zeros past column n), in a workspace kept between calls and grown
+/// when a problem needs more (the growing happens in the untimed first run of a size; a cudaMalloc
+/// per call would synchronize the device). One workspace: v11 calls on several streams at once
+/// would share it.
+const float* padded_b(const float* b, std::int64_t k, std::int64_t n, std::int64_t ldb, cudaStream_t stream) {
+  static tut::DeviceBuffer<float> workspace;
+  const auto need = static_cast<std::size_t>(k * ldb);
+  if (workspace.size() < need) workspace = tut::DeviceBuffer<float>(need);
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(k, 8192));
+  gemm_v11_pad_b<<<blocks, 256, 0, stream>>>(b, k, n, workspace.data(), ldb);
+  CUDA_CHECK_LAUNCH();
+  return workspace.data();
+}
+
 }  // namespace
 
+// [pad]
+/// Runs configuration Cfg as v11 does: when B's rows are not 16-byte aligned (N % 4 != 0 or a
+/// misaligned base), B is first copied into rows of ldb = N rounded up to the tile width BN,
+/// zeros past N, and the kernel reads the copy with 16-byte copies, every tile as an interior
+/// one. The copy is one pass over B on the same stream, part of the timed call.
+template <class Cfg>
+void launch_padded_b(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, const float* b,
+                     float beta, float* c, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  if ((n % 4 == 0 && aligned16(b)) || k == 0) {
+    launch_pipelined<Cfg>(m, n, k, alpha, a, b, beta, c, stream);
+    return;
+  }
+  check_dims(m, n, k);
+  const std::int64_t ldb = (n + Cfg::BN - 1) / Cfg::BN * Cfg::BN;
+  launch_pipelined_ldb<Cfg>(m, n, k, alpha, a, padded_b(b, k, n, ldb, stream), ldb, beta, c, stream);
+}
+// [pad]
+
 // [choose]
-ShapeConfig choose_config(std::int64_t m, std::int64_t n, bool b_aligned, int sms) {
-  // Large needs B's rows aligned for its fast copies, and enough 128 x 256 tiles to keep at
-  // least three quarters of the SMs busy; everything else runs the small tile.
-  const bool enough_tiles = 4 * tile_count(m, n, 128, 256) >= 3 * static_cast<std::int64_t>(sms);
-  return b_aligned && enough_tiles ? ShapeConfig::large : ShapeConfig::small;
+ShapeConfig choose_config(std::int64_t m, std::int64_t n, int sms) {
+  // The large tiles need enough of them to keep at least three quarters of the SMs busy;
+  // otherwise the small tile. Of the two large tiles, the one that needs fewer rounds of one
+  // tile per SM (Large on a tie: v8's).
+  const std::int64_t large = tile_count(m, n, 128, 256), tall = tile_count(m, n, 256, 128);
+  if (4 * large < 3 * static_cast<std::int64_t>(sms)) return ShapeConfig::small;
+  const auto rounds = [sms](std::int64_t tiles) { return (tiles + sms - 1) / sms; };
+  return rounds(tall) < rounds(large) ? ShapeConfig::tall : ShapeConfig::large;
 }
 // [choose]
 
@@ -90,32 +141,40 @@ ShapeConfig choose_config(std::int64_t m, std::int64_t n, bool b_aligned, int sm
 /// 4095 x 4097 x 1023: the best fp32 version at every shape, short of 0.9 on the odd one.
 void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
-  if (choose_config(m, n, n % 4 == 0 && aligned16(b), sm_count()) == ShapeConfig::large) {
-    launch_pipelined<by_shape::Large>(m, n, k, alpha, a, b, beta, c, stream);
-  } else {
-    launch_pipelined<by_shape::SmallFatStaged>(m, n, k, alpha, a, b, beta, c, stream);
+  switch (choose_config(m, n, sm_count())) {
+    case ShapeConfig::large: launch_padded_b<by_shape::Large>(m, n, k, alpha, a, b, beta, c, stream); break;
+    case ShapeConfig::tall: launch_padded_b<by_shape::Tall>(m, n, k, alpha, a, b, beta, c, stream); break;
+    case ShapeConfig::small: launch_padded_b<by_shape::SmallFatStaged>(m, n, k, alpha, a, b, beta, c, stream); break;
   }
 }
 
 namespace {
 
-template <class Cfg>
+/// Cfg on B as it is (`launch_pipelined`) or as v11 runs it (`launch_padded_b`).
+template <class Cfg, bool kPadB>
 TuneCandidate shape_candidate(const std::string& name, const std::string& summary) {
-  return {name, summary, launch_pipelined<Cfg>, false};
+  return {name, summary, kPadB ? launch_padded_b<Cfg> : launch_pipelined<Cfg>, false};
 }
 
 }  // namespace
 
 const std::vector<TuneCandidate>& shape_candidates() {
+  using namespace by_shape;
   static const std::vector<TuneCandidate> list = {
-      shape_candidate<by_shape::Large>("s_large", "v11 Large: 128x256x16, 256 threads of 16x8, 1 block/SM (v8's C5)"),
-      shape_candidate<by_shape::LargeAnyB>("s_large_anyb", "v11 LargeAnyB: Large, interior copies for unaligned B"),
-      shape_candidate<by_shape::Medium>("s_medium", "v11 Medium: 128x128x16, 128 threads of 16x8, 2 blocks/SM, any B"),
-      shape_candidate<by_shape::MediumStaged>("s_medium_staged", "v11 Medium, C through shared memory when unaligned"),
-      shape_candidate<by_shape::Small>("s_small", "v11 Small: 64x128x16, 256 threads of 8x4, 2 blocks/SM, any B"),
-      shape_candidate<by_shape::SmallFat>("s_small_fat", "v11 SmallFat: 64x128x16, 128 threads of 8x8, 2 blocks/SM"),
-      shape_candidate<by_shape::SmallFatStaged>("s_small_fat_staged", "v11 SmallFat, C through shared memory when unaligned"),
-      shape_candidate<by_shape::Tiny>("s_tiny", "v11 Tiny: 64x64x16, 128 threads of 8x4, 4 blocks/SM, any B"),
+      shape_candidate<Large, false>("s_large", "v11 Large: 128x256x16, 256 threads of 16x8, 1 block/SM (v8's C5)"),
+      shape_candidate<Tall, false>("s_tall", "v11 Tall: 256x128x16, 256 threads of 16x8, 1 block/SM, any B"),
+      shape_candidate<TallStaged, false>("s_tall_staged", "v11 Tall, C through shared memory when unaligned"),
+      shape_candidate<Medium, false>("s_medium", "v11 Medium: 128x128x16, 128 threads of 16x8, 2 blocks/SM, any B"),
+      shape_candidate<SmallFat, false>("s_small_fat", "v11 SmallFat: 64x128x16, 128 threads of 8x8, 2 blocks/SM"),
+      shape_candidate<SmallFatStaged, false>("s_small_fat_staged",
+                                             "v11 SmallFat, C through shared memory when unaligned"),
+      shape_candidate<Large, true>("s_large_padb", "v11 Large, unaligned B padded first"),
+      shape_candidate<Tall, true>("s_tall_padb", "v11 Tall, unaligned B padded first"),
+      shape_candidate<TallStaged, true>("s_tall_staged_padb", "v11 Tall, C staged, unaligned B padded first"),
+      shape_candidate<Medium, true>("s_medium_padb", "v11 Medium, unaligned B padded first"),
+      shape_candidate<MediumStaged, true>("s_medium_staged_padb", "v11 Medium, C staged, unaligned B padded first"),
+      shape_candidate<SmallFatStaged, true>("s_small_fat_staged_padb",
+                                            "v11 SmallFat, C staged, unaligned B padded first"),
   };
   return list;
 }

@@ -15,18 +15,25 @@
 ///   slice load while the last FFMAs of this one issue.
 /// - kInteriorCopies: the copies of a k-slice that lies entirely inside A and B skip the bounds
 ///   checks and reuse addresses computed once per thread (edge slices keep the guarded copies).
-/// And one for v11 (a configuration chosen by shape), off for v7 and v8:
+/// And two for v11 (a configuration chosen by shape), off for v7 and v8:
 /// - kInteriorAnyB: interior copies also when B's rows are not 16-byte aligned (N % 4 != 0 or a
 ///   misaligned base), with 4-byte cp.async, consecutive threads copying consecutive columns.
 /// - kStagedStores: when C's rows are not 16-byte aligned (no float4 stores), the epilogue goes
 ///   through shared memory, 64 rows at a time, so that a warp writes 32 consecutive floats of a
 ///   row (instead of four scalar stores per quad, each touching 16 sectors at 8 useful bytes).
+///
+/// B's row stride `ldb` is a parameter of its own (>= n): v7 and v8 pass n; v11 passes the
+/// stride of its padded copy of B, whose rows are 16-byte aligned and whose columns n .. ldb-1
+/// hold zeros. The kernel treats B as K x ldb (the zero columns only reach columns of C that are
+/// never stored), so with a padded B the tiles of C's last column copy B as interior tiles do.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <mutex>
+#include <set>
+#include <stdexcept>
 
 #include "common/check.hpp"
 #include "gemm.hpp"
@@ -99,11 +106,12 @@ struct FfmaConfig {
 };
 
 /// Issues the cp.async copies of k-slice `tile` into one stage of shared memory: A transposed with
-/// 4-byte copies, B with 16-byte copies where aligned and in range (4-byte copies otherwise).
-/// Elements outside the matrices are zero-filled (src-size 0: nothing is read).
+/// 4-byte copies, B (K x ldb, row stride ldb) with 16-byte copies where aligned and in range
+/// (4-byte copies otherwise). Elements outside the matrices are zero-filled (src-size 0: nothing
+/// is read).
 template <class Cfg>
 __device__ __forceinline__ void load_stage_ffma(float* __restrict__ As, float* __restrict__ Bs, int tile, int m,
-                                                int n, int k, const float* __restrict__ a,
+                                                int ldb, int k, const float* __restrict__ a,
                                                 const float* __restrict__ b, int row0, int col0, bool vec_b) {
   const int t = threadIdx.x;
   const int k0 = tile * Cfg::BK;
@@ -118,15 +126,15 @@ __device__ __forceinline__ void load_stage_ffma(float* __restrict__ As, float* _
   for (int i = 0; i < Cfg::kBLoads; ++i) {
     const int e = t + i * Cfg::kThreads, kk = e / Cfg::kBChunksPerRow, cc = (e % Cfg::kBChunksPerRow) * 4;
     const bool row_ok = k0 + kk < k;
-    const float* src = row_ok ? b + static_cast<std::int64_t>(k0 + kk) * n + (col0 + cc) : b;
+    const float* src = row_ok ? b + static_cast<std::int64_t>(k0 + kk) * ldb + (col0 + cc) : b;
     float* dst = &Bs[kk * Cfg::BN + cc];  // Bs[kk][cc .. cc+3] = B[k0 + kk, col0 + cc .. +3]
-    if (vec_b) {  // n % 4 == 0: a chunk is entirely inside or entirely outside
-      const bool ok = row_ok && col0 + cc < n;
+    if (vec_b) {  // ldb % 4 == 0: a chunk is entirely inside or entirely outside
+      const bool ok = row_ok && col0 + cc < ldb;
       cp_async_16(dst, ok ? src : b, ok ? 16 : 0);
     } else {
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const bool ok = row_ok && col0 + cc + j < n;
+        const bool ok = row_ok && col0 + cc + j < ldb;
         cp_async_4(dst + j, ok ? src + j : b, ok);
       }
     }
@@ -135,20 +143,20 @@ __device__ __forceinline__ void load_stage_ffma(float* __restrict__ As, float* _
 
 /// The copies of load_stage_ffma() for a k-slice that lies entirely inside A and B: no bounds
 /// checks. `a_src` is this thread's first source element of slice 0, A[row0 + t / BK, t % BK];
-/// copy i of a slice sits kThreads / BK rows of A further on. B, when `vec_b` (rows 16-byte
-/// aligned): `b_src` = B[t / (BN/4), col0 + 4 (t % (BN/4))], one 16-byte copy per chunk, copy i
-/// kThreads / (BN/4) rows further on. Otherwise (kInteriorAnyB): `b_src` = B[t / BN, col0 +
+/// copy i of a slice sits kThreads / BK rows of A further on. B (row stride `ldb`), when `vec_b`
+/// (rows 16-byte aligned): `b_src` = B[t / (BN/4), col0 + 4 (t % (BN/4))], one 16-byte copy per
+/// chunk, copy i kThreads / (BN/4) rows further on. Otherwise (kInteriorAnyB): `b_src` = B[t / BN, col0 +
 /// t % BN], one 4-byte copy per element, copy i kThreads / BN rows further on, so that a warp's
 /// copy instruction reads 32 consecutive floats (a 16-byte layout of four 4-byte copies per
 /// thread would touch each 32-byte sector four times).
 template <class Cfg>
-__device__ __forceinline__ void load_stage_interior(float* __restrict__ As, float* __restrict__ Bs, int tile, int n,
+__device__ __forceinline__ void load_stage_interior(float* __restrict__ As, float* __restrict__ Bs, int tile, int ldb,
                                                     int k, const float* __restrict__ a_src,
                                                     const float* __restrict__ b_src, bool vec_b) {
   constexpr int kARowStep = Cfg::kThreads / Cfg::BK, kBRowStep = Cfg::kThreads / Cfg::kBChunksPerRow;
   const int t = threadIdx.x;
   const float* a_tile = a_src + tile * Cfg::BK;                                       // A[.., k0 + t % BK]
-  const float* b_tile = b_src + static_cast<std::int64_t>(tile) * Cfg::BK * n;       // B[k0 + .., ..]
+  const float* b_tile = b_src + static_cast<std::int64_t>(tile) * Cfg::BK * ldb;     // B[k0 + .., ..]
   float* a_dst = &As[(t % Cfg::BK) * Cfg::kAStride + t / Cfg::BK];                   // As[t % BK][t / BK]
   float* b_dst = &Bs[(t / Cfg::kBChunksPerRow) * Cfg::BN + (t % Cfg::kBChunksPerRow) * 4];
 #pragma unroll
@@ -157,13 +165,13 @@ __device__ __forceinline__ void load_stage_interior(float* __restrict__ As, floa
   if (!Cfg::kInteriorAnyB || vec_b) {
 #pragma unroll
     for (int i = 0; i < Cfg::kBLoads; ++i)  // Bs[kk + i kBRowStep][cc .. cc+3] = B[k0 + kk + i kBRowStep, ..]
-      cp_async_16(b_dst + i * kBRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kBRowStep * n, 16);
+      cp_async_16(b_dst + i * kBRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kBRowStep * ldb, 16);
   } else {
     constexpr int kRowStep = Cfg::kThreads / Cfg::BN;  // B rows between this thread's 4-byte copies
     float* col_dst = &Bs[(t / Cfg::BN) * Cfg::BN + t % Cfg::BN];  // Bs[t / BN][t % BN]
 #pragma unroll
     for (int i = 0; i < Cfg::BK / kRowStep; ++i)  // Bs[kk + i kRowStep][c] = B[k0 + kk + i kRowStep, col0 + c]
-      cp_async_4(col_dst + i * kRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kRowStep * n, true);
+      cp_async_4(col_dst + i * kRowStep * Cfg::BN, b_tile + static_cast<std::int64_t>(i) * kRowStep * ldb, true);
   }
 }
 
@@ -257,7 +265,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[Cfg::TM][Cf
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     gemm_v7_pipelined(int m, int n, int k, float alpha, const float* __restrict__ a, const float* __restrict__ b,
-                      float beta, float* __restrict__ c) {
+                      int ldb, float beta, float* __restrict__ c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, S = Cfg::kStages;
   extern __shared__ __align__(16) float smem[];  // S x [ As (BK, BM + 4) | Bs (BK, BN) ]
@@ -265,7 +273,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
   const int lane_m = lane / Cfg::kLanesN, lane_n = lane % Cfg::kLanesN;
   const int row0 = blockIdx.y * Cfg::BM, col0 = blockIdx.x * Cfg::BN;
-  const bool vec_b = n % 4 == 0 && aligned16(b);
+  const bool vec_b = ldb % 4 == 0 && aligned16(b);
   const bool vec_c = n % 4 == 0 && aligned16(c);
   const int tiles = (k + BK - 1) / BK;
   // This lane's first A and B fragment positions inside a stage (quads kLanesM*4 / kLanesN*4 apart).
@@ -278,25 +286,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-  // kInteriorCopies: a slice inside A and B (block tile inside M x N, k0 + BK <= K, B's rows
+  // kInteriorCopies: a slice inside A and B (block tile inside M x ldb, k0 + BK <= K, B's rows
   // aligned unless kInteriorAnyB) is copied from this thread's precomputed addresses, without
   // bounds checks.
   const bool inside_mn =
-      Cfg::kInteriorCopies && (vec_b || Cfg::kInteriorAnyB) && row0 + Cfg::BM <= m && col0 + Cfg::BN <= n;
+      Cfg::kInteriorCopies && (vec_b || Cfg::kInteriorAnyB) && row0 + Cfg::BM <= m && col0 + Cfg::BN <= ldb;
   const float* a_src = inside_mn ? a + static_cast<std::int64_t>(row0 + t / BK) * k + t % BK : a;
   const float* b_src =
       !inside_mn ? b
-      : vec_b    ? b + static_cast<std::int64_t>(t / Cfg::kBChunksPerRow) * n + col0 + (t % Cfg::kBChunksPerRow) * 4
-                 : b + static_cast<std::int64_t>(t / Cfg::BN) * n + col0 + t % Cfg::BN;  // kInteriorAnyB
+      : vec_b    ? b + static_cast<std::int64_t>(t / Cfg::kBChunksPerRow) * ldb + col0 + (t % Cfg::kBChunksPerRow) * 4
+                 : b + static_cast<std::int64_t>(t / Cfg::BN) * ldb + col0 + t % Cfg::BN;  // kInteriorAnyB
 
 // [pipeline]
   // Issues the copies of k-slice `tile` into its stage, tile % S.
   const auto issue = [&](int tile) {
     float* As = smem + (tile % S) * Cfg::kStageFloats;
     if (inside_mn && k - tile * BK >= BK) {
-      load_stage_interior<Cfg>(As, As + BK * Cfg::kAStride, tile, n, k, a_src, b_src, vec_b);
+      load_stage_interior<Cfg>(As, As + BK * Cfg::kAStride, tile, ldb, k, a_src, b_src, vec_b);
     } else {
-      load_stage_ffma<Cfg>(As, As + BK * Cfg::kAStride, tile, m, n, k, a, b, row0, col0, vec_b);
+      load_stage_ffma<Cfg>(As, As + BK * Cfg::kAStride, tile, m, ldb, k, a, b, row0, col0, vec_b);
     }
   };
   // Prologue: slices 0 .. S-2 in flight.
@@ -378,28 +386,47 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
   }
 #else
-  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)b, (void)beta, (void)c;
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)b, (void)ldb, (void)beta, (void)c;
   __trap();  // sm_80+ only (cp.async); the registry's min_cc keeps the runner from launching it
 #endif
 }
 // [kernel]
 
-/// Launches gemm_v7_pipelined<Cfg> (opting in to more than 48 KB of shared memory when needed).
+/// Opts `kernel` in to `bytes` of dynamic shared memory (above the default 48 KB), once per
+/// kernel, outside the timed runs. Keyed by the kernel's address, not by its template arguments:
+/// every file that instantiates gemm_v7_pipelined<Cfg> holds its own copy of the kernel (v8's
+/// and v11's files both hold v8's configuration), and each copy needs the attribute. A flag
+/// inside the (shared) template launcher would be set by the first file's copy only.
+inline void allow_dynamic_smem(const void* kernel, int bytes) {
+  static std::mutex mutex;
+  static std::set<const void*> done;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (done.count(kernel) != 0) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  done.insert(kernel);
+}
+
+/// Launches gemm_v7_pipelined<Cfg> on a B of row stride `ldb` >= n whose columns n .. ldb-1
+/// hold zeros (opting in to more than 48 KB of shared memory when needed).
+template <class Cfg>
+void launch_pipelined_ldb(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                          const float* b, std::int64_t ldb, float beta, float* c, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  check_dims(m, ldb, k);
+  if (ldb < n) throw std::invalid_argument("gemm: B's row stride ldb is less than n");
+  if (Cfg::kSmemBytes > 48 * 1024) {
+    allow_dynamic_smem(reinterpret_cast<const void*>(gemm_v7_pipelined<Cfg>), Cfg::kSmemBytes);
+  }
+  gemm_v7_pipelined<Cfg><<<tile_grid(m, n, Cfg::BM, Cfg::BN), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+      static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, static_cast<int>(ldb), beta, c);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// Launches gemm_v7_pipelined<Cfg> on B as it is (row stride n): v7, v8 and the search.
 template <class Cfg>
 void launch_pipelined(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, const float* b,
                       float beta, float* c, cudaStream_t stream) {
-  if (m <= 0 || n <= 0) return;
-  check_dims(m, n, k);
-  if (Cfg::kSmemBytes > 48 * 1024) {
-    static std::once_flag once;  // a per-kernel attribute: set it once, outside the timed runs
-    std::call_once(once, [] {
-      CUDA_CHECK(cudaFuncSetAttribute(gemm_v7_pipelined<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      Cfg::kSmemBytes));
-    });
-  }
-  gemm_v7_pipelined<Cfg><<<tile_grid(m, n, Cfg::BM, Cfg::BN), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
-      static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
-  CUDA_CHECK_LAUNCH();
+  launch_pipelined_ldb<Cfg>(m, n, k, alpha, a, b, n, beta, c, stream);
 }
 
 }  // namespace gemm
