@@ -234,12 +234,14 @@ void launch_conv2d_v3_im2col_cublas(const ConvShape& s, const float* x, const fl
 void launch_conv2d_v4_implicit_gemm(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream);
 void launch_conv2d_v5_winograd(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
+                                     cudaStream_t stream);
 /// @}
 
 /// @name Tensor cores (sm_80 and later)
 /// @{
 
-void launch_conv2d_v6_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream);
 /// @}
 
@@ -254,8 +256,10 @@ std::string supports_v2(const ConvShape& s);
 std::string supports_v3(const ConvShape& s);
 /// v5: 3x3 filters with stride 1 only; the transformed tensors must fit in a few GiB.
 std::string supports_v5(const ConvShape& s);
-/// v6: C a multiple of 8 (16-byte cp.async rows of the input and the filter).
+/// v6: 3x3 filters with stride 1 only (any padding); the transformed filter must fit in 4 GiB.
 std::string supports_v6(const ConvShape& s);
+/// v7: C a multiple of 8 (16-byte cp.async rows of the input and the filter).
+std::string supports_v7(const ConvShape& s);
 /// The bytes of v3's im2col matrix for `s` (C R S x N P Q floats).
 double im2col_bytes(const ConvShape& s);
 /// The bytes of v5's transformed input and output (16 tiles' worth of C and of K values per 2x2 tile).

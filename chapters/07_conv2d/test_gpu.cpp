@@ -84,13 +84,56 @@ TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
   }
 }
 
+TEST_CASE("the Winograd versions on their edge cases", "[conv2d][winograd]") {
+  // Every 3x3 stride-1 case the tiling of v5 and v6 can get wrong: padding 0 to 3 (asymmetric
+  // too) with odd and even H and W (a last 2x2 tile half outside P or Q), P = 1, Q = 1, both,
+  // C = 1, K = 1, C and K not multiples of v6's steps of 8 channels and blocks of 64, tile
+  // counts not multiples of v6's 32 per block, N = 1, and layers short enough to split v6's C
+  // loop (its blocks then add into y).
+  std::vector<ConvShape> shapes;
+  for (std::int64_t pad = 0; pad <= 3; ++pad) {
+    shapes.push_back(make(1, 5, 7, 9, 6, 3, 3, pad, pad, 1, 1));    // odd H and W
+    shapes.push_back(make(2, 12, 10, 6, 10, 3, 3, pad, pad, 1, 1)); // even
+  }
+  shapes.push_back(make(1, 3, 4, 4, 2, 3, 3, 0, 2, 1, 1));      // asymmetric padding, P = 2, Q = 6
+  shapes.push_back(make(2, 4, 3, 17, 5, 3, 3, 0, 1, 1, 1));     // P = 1
+  shapes.push_back(make(1, 7, 21, 3, 9, 3, 3, 1, 0, 1, 1));     // Q = 1
+  shapes.push_back(make(3, 2, 3, 3, 3, 3, 3, 0, 0, 1, 1));      // P = Q = 1: one tile, one output
+  shapes.push_back(make(1, 1, 30, 31, 1, 3, 3, 1, 1, 1, 1));    // C = K = 1
+  shapes.push_back(make(1, 130, 9, 9, 65, 3, 3, 1, 1, 1, 1));   // C = 130, K = 65: partial step and block
+  shapes.push_back(make(3, 17, 23, 25, 131, 3, 3, 1, 1, 1, 1)); // K = 131: three channel blocks
+  shapes.push_back(make(1, 512, 6, 6, 40, 3, 3, 1, 1, 1, 1));   // one block, 64 steps: split C loop
+  shapes.push_back(make(1, 64, 4, 5, 9, 3, 3, 1, 1, 1, 1));    // split in 2, small enough for the sanitizers
+  shapes.push_back(make(2, 96, 13, 13, 96, 3, 3, 1, 1, 1, 1));  // 98 tiles (4 blocks), split
+  shapes.push_back(make(1, 64, 57, 55, 64, 3, 3, 1, 1, 1, 1));  // many blocks, odd sizes, no split
+  std::size_t ran = 0;
+  for (const ConvShape& s : shapes) {
+    if (tut::testing::sanitizing() &&
+        static_cast<double>(s.output_elements()) * static_cast<double>(s.reduction()) > 2097152.0) {
+      continue;
+    }
+    const std::uint64_t seed = tut::testing::seed() + static_cast<std::uint64_t>(s.h * 7 + s.w * 3 + s.c + s.pad_h);
+    const conv2d::testing::Inputs in = conv2d::testing::make_inputs(s, Precision::fp32, seed);
+    const Reference ref = make_reference(s, in.x.data(), in.w.data(), seed);
+    for (const auto& v : versions()) {
+      if (!v.kernel.winograd || !runnable(v)) continue;
+      REQUIRE(unsupported_reason(v, s) == "");
+      conv2d::testing::require_matches(v.kernel, v.info.name, s, in, ref);
+      ++ran;
+    }
+  }
+  REQUIRE(ran > 0);
+}
+
 TEST_CASE("restricted versions reject what they cannot run, with a reason", "[conv2d][limits]") {
   const ConvShape five = make(1, 8, 12, 12, 8, 5, 5, 2, 2, 1, 1);      // not 3x3
   const ConvShape strided = make(1, 8, 12, 12, 8, 3, 3, 1, 1, 2, 2);   // stride 2
   const ConvShape odd_c = make(1, 6, 12, 12, 8, 3, 3, 1, 1, 1, 1);     // C % 8 != 0
-  REQUIRE(supports_v5(five).find("3x3") != std::string::npos);
-  REQUIRE(supports_v5(strided).find("stride 1") != std::string::npos);
-  REQUIRE(supports_v6(odd_c).find("C % 8") != std::string::npos);
+  for (Supports winograd : {supports_v5, supports_v6}) {
+    REQUIRE(winograd(five).find("3x3") != std::string::npos);
+    REQUIRE(winograd(strided).find("stride 1") != std::string::npos);
+  }
+  REQUIRE(supports_v7(odd_c).find("C % 8") != std::string::npos);
   const ConvShape huge_filter = make(1, 1, 300, 300, 1, 200, 200, 0, 0, 1, 1);  // tile with halo > 48 KiB
   REQUIRE_FALSE(supports_v1(huge_filter).empty());
   REQUIRE_FALSE(supports_v2(huge_filter).empty());
@@ -98,9 +141,11 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   const conv2d::testing::Inputs in = conv2d::testing::make_inputs(five, Precision::fp32, 1);
   tut::DeviceBuffer<float> x(in.x), w(in.w), y(static_cast<std::size_t>(five.output_elements()));
   REQUIRE_THROWS_AS(launch_conv2d_v5_winograd(five, x.data(), w.data(), y.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v6_winograd_fused(strided, x.data(), w.data(), y.data(), nullptr),
+                    std::invalid_argument);
   tut::DeviceBuffer<__nv_bfloat16> xb(static_cast<std::size_t>(odd_c.input_elements())),
       wb(static_cast<std::size_t>(odd_c.filter_elements())), yb(static_cast<std::size_t>(odd_c.output_elements()));
-  REQUIRE_THROWS_AS(launch_conv2d_v6_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v7_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
   // An invalid shape: every launcher refuses it.
   const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding
   for (const auto& v : versions()) {
@@ -136,40 +181,47 @@ TEST_CASE("the cuDNN baselines match the CPU reference", "[conv2d][cudnn]") {
 }
 
 TEST_CASE("Winograd's and bf16's errors, next to the direct fp32 error", "[conv2d][precision]") {
-  // The [precision] numbers the chapter page quotes: v5's extra rounding against v4's (same
-  // data, same layout), and bf16's output rounding. Each must stay inside its own tolerance.
-  const ConvShape s = make(4, 64, 20, 20, 64, 3, 3, 1, 1, 1, 1);
+  // The [precision] numbers the chapter page quotes: the extra rounding of the two Winograd
+  // versions (v5, v6) against the direct v4's (same data, same layout) at two depths, and bf16's
+  // output rounding. Each must stay inside its own tolerance.
   const std::uint64_t seed = tut::testing::seed() + 5;
+  for (const ConvShape& shape : {make(4, 64, 20, 20, 64, 3, 3, 1, 1, 1, 1), make(2, 256, 14, 14, 64, 3, 3, 1, 1, 1, 1)}) {
+    const conv2d::testing::Inputs in = conv2d::testing::make_inputs(shape, Precision::fp32, seed);
+    const Reference ref = make_reference(shape, in.x.data(), in.w.data(), seed);
+    double direct = -1.0;
+    for (const auto& v : versions()) {
+      if (v.info.name != "v4_implicit_gemm_nhwc" && !v.kernel.winograd) continue;
+      if (!runnable(v)) continue;
+      const std::vector<float> got = conv2d::testing::run_once(v.kernel, shape, in);
+      const tut::Tolerance tol = tolerance(Precision::fp32, shape.reduction(), v.kernel.winograd);
+      const tut::ErrorStats st = check_output(shape, Layout::nhwc, ref, got.data(), tol);
+      INFO(v.info.name << ": " << st.describe(tol));
+      REQUIRE(st.passed(tol));
+      if (!v.kernel.winograd) {
+        direct = st.rel_norm_error();
+        WARN("relative norm error on " << shape_text(shape) << ": direct (v4) " << direct);
+      } else {
+        WARN("relative norm error on " << shape_text(shape) << ": " << v.info.name << " " << st.rel_norm_error()
+                                       << (direct > 0 ? " (" + std::to_string(st.rel_norm_error() / direct) + "x v4's)" : ""));
+        REQUIRE(st.rel_norm_error() < 1e-4);
+      }
+    }
+  }
+  const ConvShape s = make(4, 64, 20, 20, 64, 3, 3, 1, 1, 1, 1);
   const conv2d::testing::Inputs in = conv2d::testing::make_inputs(s, Precision::fp32, seed);
   const Reference ref = make_reference(s, in.x.data(), in.w.data(), seed);
-  double direct = -1.0, wino = -1.0;
-  for (const auto& v : versions()) {
-    if (v.info.name != "v4_implicit_gemm_nhwc" && v.info.name != "v5_winograd_nhwc") continue;
-    if (!runnable(v)) continue;
-    const std::vector<float> got = conv2d::testing::run_once(v.kernel, s, in);
-    const tut::Tolerance tol = tolerance(Precision::fp32, s.reduction(), v.kernel.winograd);
-    const tut::ErrorStats st = check_output(s, Layout::nhwc, ref, got.data(), tol);
-    INFO(st.describe(tol));
-    REQUIRE(st.passed(tol));
-    (v.kernel.winograd ? wino : direct) = st.rel_norm_error();
-  }
-  if (direct >= 0 && wino >= 0) {
-    WARN("relative norm error on " << shape_text(s) << ": direct (v4) " << direct << ", Winograd (v5) " << wino
-                                   << " (" << wino / std::max(direct, 1e-30) << "x)");
-    REQUIRE(wino < 1e-4);
-  }
   // bf16: against the rounded inputs the error is the output rounding (~1e-3); the rounding of
   // the inputs themselves (against the fp32 inputs) is larger, which is why the reference uses
   // the rounded ones.
   for (const auto& v : versions()) {
-    if (v.info.name != "v6_mma_bf16_nhwc" || !runnable(v)) continue;
+    if (v.info.name != "v7_mma_bf16_nhwc" || !runnable(v)) continue;
     const conv2d::testing::Inputs rounded = conv2d::testing::make_inputs(s, Precision::bf16, seed);
     const Reference ref16 = make_reference(s, rounded.x.data(), rounded.w.data(), seed);
     const std::vector<float> got = conv2d::testing::run_once(v.kernel, s, rounded);
     const tut::Tolerance tol = tolerance(Precision::bf16, s.reduction(), false);
     const tut::ErrorStats vs_rounded = check_output(s, Layout::nhwc, ref16, got.data(), tol);
     const tut::ErrorStats vs_exact = check_output(s, Layout::nhwc, ref, got.data(), {1.0, 1.0, 0.0, "input rounding"});
-    WARN("v6 (bf16): relative norm error " << vs_rounded.rel_norm_error() << " against the rounded inputs, "
+    WARN("v7 (bf16): relative norm error " << vs_rounded.rel_norm_error() << " against the rounded inputs, "
                                             << vs_exact.rel_norm_error() << " against the fp32 inputs");
     INFO(vs_rounded.describe(tol));
     REQUIRE(vs_rounded.passed(tol));

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v6: implicit GEMM on tensor cores (NHWC, KRSC, bf16 in, fp32 accumulate, bf16 out):
+/// @brief v7: implicit GEMM on tensor cores (NHWC, KRSC, bf16 in, fp32 accumulate, bf16 out):
 /// mma.sync m16n8k16, ldmatrix from a swizzled tile, a 4-stage cp.async pipeline.
 #include <climits>
 #include <cstdint>
@@ -42,7 +42,7 @@ __device__ __forceinline__ int swizzled(int row, int chunk) { return row * 64 + 
 // [kernel]
 template <int BM>
 __global__ void __launch_bounds__(kThreads, 3)
-    conv2d_v6_mma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+    conv2d_v7_mma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                        __nv_bfloat16* __restrict__ y) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int WM = BM / 2, MT = WM / 16, NT = 4;     // warp tile WM x 32: MT x NT tiles of 16 x 8
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(kThreads, 3)
 }
 // [kernel]
 
-std::string supports_v6(const ConvShape& s) {
+std::string supports_v7(const ConvShape& s) {
   if (s.c % 8 != 0) return "needs C % 8 == 0 (16-byte copies of 8 channels)";
   return "";
 }
@@ -178,25 +178,25 @@ std::string supports_v6(const ConvShape& s) {
 namespace {
 
 template <int BM>
-void launch_v6(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+void launch_v7(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
                cudaStream_t stream) {
   constexpr int smem = kStages * (BM + BN) * BK * 2;
   if (smem > 48 * 1024) {
     static std::once_flag once;
     std::call_once(once, [] {
-      CUDA_CHECK(cudaFuncSetAttribute(conv2d_v6_mma_bf16<BM>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      CUDA_CHECK(cudaFuncSetAttribute(conv2d_v7_mma_bf16<BM>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     });
   }
   const std::int64_t tiles_m = (s.n * s.p() * s.q() + BM - 1) / BM, tiles_n = (s.k + BN - 1) / BN;
-  if (tiles_m > INT_MAX || tiles_n > 65535) throw std::invalid_argument("v6_mma_bf16_nhwc: the grid is too large");
-  conv2d_v6_mma_bf16<BM><<<dim3(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n)), kThreads, smem,
+  if (tiles_m > INT_MAX || tiles_n > 65535) throw std::invalid_argument("v7_mma_bf16_nhwc: the grid is too large");
+  conv2d_v7_mma_bf16<BM><<<dim3(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n)), kThreads, smem,
                            stream>>>(dims_of(s), x, w, y);
   CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-/// @brief v6: implicit GEMM on the tensor cores (bf16).
+/// @brief v7: implicit GEMM on the tensor cores (bf16).
 ///
 /// **Idea.** v4's implicit GEMM, with the multiply-adds done by the tensor cores: one
 /// `mma.sync.m16n8k16` multiplies a 16 x 16 bf16 tile of A by a 16 x 8 tile of B into 16 x 8
@@ -206,9 +206,10 @@ void launch_v6(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 /// conflict. The loader is v4's implicit im2col with 16-byte cp.async, now of 8 bf16 channels
 /// (C % 8 == 0), in a 4-stage pipeline.
 ///
-/// **Changed since v5.** Precision and instruction: bf16 inputs and outputs (half the bytes of
-/// fp32), fp32 accumulation on the tensor cores. Back to the plain implicit GEMM (no Winograd:
-/// the tensor cores are so fast that the transforms' traffic would dominate). Blocks of 128 x 64
+/// **Changed since v6.** Precision and instruction: bf16 inputs and outputs (half the bytes of
+/// fp32), fp32 accumulation on the tensor cores. Back to the plain implicit GEMM of v4 (no
+/// Winograd: v5 and v6 are the fp32 ladder's answer to cuDNN's fp32 Winograd; on tensor cores
+/// the multiply-adds are so cheap that the transforms would dominate). Blocks of 128 x 64
 /// outputs, or 64 x 64 when the 128-row tiles cannot give every SM three blocks.
 ///
 /// **What is still wrong.** The epilogue writes 4-byte bf16 pairs straight from the fragments
@@ -227,19 +228,19 @@ void launch_v6(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 /// (cudnnFindConvolutionForwardAlgorithmEx, cuDNN 9 from PyTorch's wheel) its fastest bf16
 /// algorithms here reach only 20-136 TFLOP/s. Skipped (C % 8 != 0) on the stem and the
 /// 6-channel image.
-void launch_conv2d_v6_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream) {
-  require_valid(s, "v6_mma_bf16_nhwc");
-  const std::string why = supports_v6(s);
-  if (!why.empty()) throw std::invalid_argument("v6_mma_bf16_nhwc: " + why);
+  require_valid(s, "v7_mma_bf16_nhwc");
+  const std::string why = supports_v7(s);
+  if (!why.empty()) throw std::invalid_argument("v7_mma_bf16_nhwc: " + why);
   if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(w) % 16 != 0) {
-    throw std::invalid_argument("v6_mma_bf16_nhwc: x and w must be 16-byte aligned");
+    throw std::invalid_argument("v7_mma_bf16_nhwc: x and w must be 16-byte aligned");
   }
   const std::int64_t big_tiles = (s.n * s.p() * s.q() + 127) / 128 * ((s.k + BN - 1) / BN);
   if (big_tiles >= 3LL * sm_count()) {
-    launch_v6<128>(s, x, w, y, stream);
+    launch_v7<128>(s, x, w, y, stream);
   } else {
-    launch_v6<64>(s, x, w, y, stream);
+    launch_v7<64>(s, x, w, y, stream);
   }
 }
 

@@ -1,0 +1,438 @@
+/// @file
+/// @brief v6: fused Winograd F(2x2, 3x3) (NHWC, KRSC, fp32): v5's input transform, 16 GEMMs and
+/// output transform in one kernel, so the transformed input and the products never leave the SM.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/launch.hpp"
+#include "conv2d.hpp"
+#include "conv2d_device.cuh"
+#include "winograd.hpp"
+
+namespace conv2d {
+
+/// The compile-time tiles of the fused kernel, and everything derived from them. A block owns
+/// T output tiles (2x2 outputs each) x KB output channels, for all 16 Winograd points xi; a
+/// thread owns one point and a TT tiles x 8 channels register tile of it.
+template <int T_, int KB_, int TT_>
+struct FusedTiles {
+  static constexpr int T = T_;    ///< 2x2 output tiles per block
+  static constexpr int KB = KB_;  ///< output channels per block
+  static constexpr int TT = TT_;  ///< tiles per thread (its register tile is TT x 8 channels)
+  static constexpr int CC = 8;    ///< input channels per step of the C loop
+
+  static constexpr int kKGroups = KB / 8;                  ///< threads of a point along the channels
+  static constexpr int kPerPoint = kKGroups * (T / TT);    ///< threads per Winograd point
+  static constexpr int kThreads = 16 * kPerPoint;          ///< threads per block
+  /// V[xi][c][t] rows are padded by 4 floats: the transposed stores of the input transform
+  /// (lanes: 8 channels x 4 tiles) then hit 32 different banks, and rows stay 16-byte aligned.
+  static constexpr int kVRow = T + 4;
+  static constexpr int kVFloats = 16 * CC * kVRow;         ///< V of one step
+  static constexpr int kUFloats = 16 * CC * KB;            ///< U of one step: U[xi][c][k]
+  static constexpr int kStageFloats = kVFloats + kUFloats; ///< one of the two buffers
+  static constexpr int kHalf = KB / 2;                     ///< channels per epilogue pass
+  static constexpr int kMFloats = 16 * T * kHalf;          ///< the epilogue's M[xi][t][k], one pass
+  static constexpr int kSmemBytes = 4 * (2 * kStageFloats > kMFloats ? 2 * kStageFloats : kMFloats);
+  static constexpr int kLoads = T * CC / kThreads;         ///< (tile, channel) patches each thread loads
+  static constexpr int kUCopies = kUFloats / 4 / kThreads; ///< 16-byte copies of U per thread and step
+  static constexpr int kItems = T * kHalf / kThreads;      ///< (tile, channel) outputs per thread and pass
+
+  static_assert(KB % 8 == 0 && T % TT == 0 && TT % 4 == 0, "tiles must nest");
+  static_assert(kThreads % CC == 0 && T * CC % kThreads == 0, "every thread loads whole patches of one channel");
+  static_assert(kUFloats % (4 * kThreads) == 0 && T * kHalf % kThreads == 0, "the copies split evenly");
+};
+
+// [tiles]
+/// v6's tiles: 32 output tiles (128 outputs) x 64 channels per block, 256 threads, each a
+/// 16-tile x 8-channel register tile of one Winograd point (128 accumulators); 100 KiB of
+/// shared memory (two steps of V and U), one block per SM.
+using FusedWide = FusedTiles<32, 64, 16>;
+// [tiles]
+
+/// What the launcher tells the kernel besides the shape.
+struct FusedGrid {
+  int tiles_h;           ///< 2x2 tiles per image column: ceil(P / 2)
+  int tiles_w;           ///< ... per image row: ceil(Q / 2)
+  int c_padded;          ///< C rounded up to CC: U's rows
+  int k_padded;          ///< K rounded up to KB: U's row length
+  int splits;            ///< blocks along C per output tile (1: no split)
+  int steps_per_split;   ///< C steps each split walks
+};
+
+namespace {
+
+/// Output tiles of 2x2: tiles_h x tiles_w per image (the same tiling as v5).
+std::int64_t fused_tiles_h(const ConvShape& s) { return (s.p() + 1) / 2; }
+std::int64_t fused_tiles_w(const ConvShape& s) { return (s.q() + 1) / 2; }
+std::int64_t fused_tile_count(const ConvShape& s) { return s.n * fused_tiles_h(s) * fused_tiles_w(s); }
+std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+/// The transformed filter U, kept between runs (it only grows; allocated on the untimed first
+/// run of a shape, freed at exit).
+tut::DeviceBuffer<float>& filter_workspace(std::size_t count) {
+  static tut::DeviceBuffer<float> u;
+  if (u.size() < count) {
+    u = tut::DeviceBuffer<float>();
+    u = tut::DeviceBuffer<float>(count);
+  }
+  return u;
+}
+
+/// The largest transformed filter v6 allocates.
+constexpr double kMaxFilterBytes = 4.0 * 1024 * 1024 * 1024;
+
+}  // namespace
+
+/// @brief U[xi][c][k] = (G g G^T)[xi] for the 3x3 filter g = w[k, :, :, c] (KRSC), zeros for
+/// c >= C or k >= K up to the padded sizes. Block (32, 8): 32 consecutive k (coalesced writes of
+/// U, whose rows are k-contiguous for the main kernel's 16-byte copies) x 8 consecutive c (the
+/// block's eight warps read the same 32-byte sectors of w: one read from memory, L1 hits after).
+/// (A version that first staged the taps in shared memory to read w coalesced was slower: four
+/// times fewer blocks for the same work, and this kernel's time is latency, not bandwidth.)
+__global__ void conv2d_v6_filter_transform(int k_count, int c_count, int k_padded, int c_padded,
+                                           const float* __restrict__ w, float* __restrict__ u) {
+  const int k = blockIdx.x * 32 + threadIdx.x;
+  for (int c = blockIdx.y * 8 + threadIdx.y; c < c_padded; c += gridDim.y * 8) {
+    float g[9], t[16];
+#pragma unroll
+    for (int j = 0; j < 9; ++j) {  // w[k, r, s, c], j = 3 r + s
+      g[j] = k < k_count && c < c_count ? __ldg(w + (static_cast<std::int64_t>(k) * 9 + j) * c_count + c) : 0.0f;
+    }
+    winograd::filter_transform(g, t);
+#pragma unroll
+    for (int xi = 0; xi < 16; ++xi) u[(static_cast<std::int64_t>(xi) * c_padded + c) * k_padded + k] = t[xi];
+  }
+}
+
+/// @brief The fused Winograd convolution: for T output tiles x KB channels per block,
+///
+///     for each step of CC input channels (two buffers: step i+1 loads while step i computes):
+///         load the 4x4 input patch of every (tile, channel)     registers (zeros outside the image)
+///         V[xi][c][t] = (B^T d B)[xi]                           shared memory
+///         U[xi][c][k]  <- the transformed filter                shared memory (cp.async)
+///         M[xi][t][k] += sum over c of V[xi][c][t] U[xi][c][k]  registers: 16 GEMMs, one per xi
+///     for each half of the KB channels:
+///         M of that half -> shared memory; y[2x2 tile, k] = A^T M[.][t][k] A  (added in: splits > 1)
+///
+/// blockIdx.x: tiles, y: channels, z: split of the C loop.
+// [kernel]
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    conv2d_v6_winograd_fused(Dims d, FusedGrid g, const float* __restrict__ x, const float* __restrict__ u,
+                             float* __restrict__ y) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int T = Cfg::T, KB = Cfg::KB, TT = Cfg::TT, CC = Cfg::CC;
+  extern __shared__ __align__(16) float smem[];  // 2 x [ V (16, CC, kVRow) | U (16, CC, KB) ]; then M
+  const int tid = threadIdx.x;
+  const int tiles = d.n * g.tiles_h * g.tiles_w;  // < 2^31 (supports_v6)
+  const int tile0 = blockIdx.x * T, k0 = blockIdx.y * KB;
+  const int steps = g.c_padded / CC;
+  const int first = blockIdx.z * g.steps_per_split, count = min(g.steps_per_split, steps - first);
+
+  // The loader: each thread loads the 4x4 patch of kLoads (tile, channel) pairs, the channel
+  // lc of every step. Once per block: where each patch starts, and which of its 16 inputs lie
+  // inside the image (bit 4a + b).
+  const int lc = tid % CC;
+  const std::int64_t row_elems = static_cast<std::int64_t>(d.w) * d.c;  // one image row in NHWC
+  std::int64_t patch[Cfg::kLoads];                                       // x offset of (n, h0, w0, 0)
+  unsigned inside[Cfg::kLoads];
+#pragma unroll
+  for (int i = 0; i < Cfg::kLoads; ++i) {
+    const int tile = tile0 + (tid + i * Cfg::kThreads) / CC;
+    inside[i] = 0;
+    patch[i] = 0;
+    if (tile < tiles) {
+      const int tw = tile % g.tiles_w, th = tile / g.tiles_w % g.tiles_h, n = tile / (g.tiles_w * g.tiles_h);
+      const int h0 = 2 * th - d.pad_h, w0 = 2 * tw - d.pad_w;
+      patch[i] = (static_cast<std::int64_t>(n) * d.h + h0) * row_elems + static_cast<std::int64_t>(w0) * d.c;
+#pragma unroll
+      for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+          const bool in = static_cast<unsigned>(h0 + a) < static_cast<unsigned>(d.h) &&
+                          static_cast<unsigned>(w0 + b) < static_cast<unsigned>(d.w);
+          inside[i] |= in ? 1u << (4 * a + b) : 0u;
+        }
+    }
+  }
+  // Where each of the block's T tiles writes: y offset of its output (2 th, 2 tw, channel 0),
+  // and whether the tile exists and its second row and column are inside P and Q (bits 0-2).
+  // Computed once here (the epilogue's divisions would otherwise be repeated per output).
+  __shared__ std::int64_t out_base[T];
+  __shared__ int out_flags[T];
+  if (tid < T) {
+    const int tile = tile0 + tid;
+    out_flags[tid] = 0;
+    out_base[tid] = 0;
+    if (tile < tiles) {
+      const int tw = tile % g.tiles_w, th = tile / g.tiles_w % g.tiles_h, n = tile / (g.tiles_w * g.tiles_h);
+      out_base[tid] = ((static_cast<std::int64_t>(n) * d.p + 2 * th) * d.q + 2 * tw) * d.k;
+      out_flags[tid] = 1 | (2 * th + 1 < d.p ? 2 : 0) | (2 * tw + 1 < d.q ? 4 : 0);
+    }
+  }
+  float patch_regs[Cfg::kLoads][16];
+  const auto load_patches = [&](int step) {  // global -> registers (zeros outside the image, past C)
+    const int c = step * CC + lc;
+#pragma unroll
+    for (int i = 0; i < Cfg::kLoads; ++i) {
+      const unsigned load = c < d.c ? inside[i] : 0u;  // which of the 16 to read this step
+#pragma unroll
+      for (int a = 0; a < 4; ++a) {
+        const std::int64_t row = patch[i] + c + a * row_elems;  // x[n, h0 + a, w0, c]
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+          patch_regs[i][4 * a + b] = (load >> (4 * a + b) & 1u) ? __ldg(x + row + b * d.c) : 0.0f;
+        }
+      }
+    }
+  };
+  const auto store_transformed = [&](float* Vs) {  // registers -> V[xi][lc][t] = (B^T d B)[xi]
+#pragma unroll
+    for (int i = 0; i < Cfg::kLoads; ++i) {
+      float v[16];
+      winograd::input_transform(patch_regs[i], v);
+      const int t = (tid + i * Cfg::kThreads) / CC;
+#pragma unroll
+      for (int xi = 0; xi < 16; ++xi) Vs[(xi * CC + lc) * Cfg::kVRow + t] = v[xi];
+    }
+  };
+  // The filter copies: word f = tid + i kThreads of a step is row f / (KB/4) = xi CC + c of
+  // U[16][CC][KB], 16 bytes at quad f % (KB/4); copy i starts kRowsPerCopy rows (whole points)
+  // after copy i - 1, so its source is kRowsPerCopy / CC points of U further.
+  constexpr int kRowsPerCopy = Cfg::kThreads / (KB / 4);
+  static_assert(kRowsPerCopy % CC == 0, "each copy starts at a whole point xi");
+  const int first_row = tid / (KB / 4);
+  const float* u_src = u + (static_cast<std::int64_t>(first_row / CC) * g.c_padded + first_row % CC) * g.k_padded +
+                       k0 + tid % (KB / 4) * 4;
+  const std::int64_t u_copy_stride = static_cast<std::int64_t>(kRowsPerCopy / CC) * g.c_padded * g.k_padded;
+  const auto copy_filter = [&](int step, float* Us) {  // U[xi][c][k0 ..] -> shared (padded: no checks)
+    const float* src = u_src + static_cast<std::int64_t>(step) * CC * g.k_padded;
+#pragma unroll
+    for (int i = 0; i < Cfg::kUCopies; ++i) cp_async_16(Us + 4 * (tid + i * Cfg::kThreads), src + i * u_copy_stride, true);
+  };
+  const auto stage_v = [&](int b) { return smem + b * Cfg::kStageFloats; };
+  const auto stage_u = [&](int b) { return smem + b * Cfg::kStageFloats + Cfg::kVFloats; };
+
+  // This thread's share of the 16 GEMMs: point xi, tiles tg TT .. + TT-1, and two quads of
+  // channels, kg 4 and KB/2 + kg 4 (the 8 lanes of a quarter-warp then read 8 consecutive
+  // 16-byte words of U: no bank conflict; and each epilogue pass takes one quad).
+  const int xi = tid / Cfg::kPerPoint, kg = tid % Cfg::kKGroups, tg = tid % Cfg::kPerPoint / Cfg::kKGroups;
+  float acc[TT][8];
+#pragma unroll
+  for (int i = 0; i < TT; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+
+  if (count > 0) {  // prologue: step `first` into buffer 0
+    load_patches(first);
+    copy_filter(first, stage_u(0));
+    cp_async_commit();
+    store_transformed(stage_v(0));
+    cp_async_wait<0>();
+    __syncthreads();
+  }
+  for (int i = 0; i < count; ++i) {
+    const int buf = i & 1;
+    const bool more = i + 1 < count;
+    if (more) {  // step i+1 in flight while step i computes (its buffer was freed by the last barrier)
+      load_patches(first + i + 1);
+      copy_filter(first + i + 1, stage_u(buf ^ 1));
+    }
+    cp_async_commit();
+    const float* Vs = stage_v(buf) + xi * CC * Cfg::kVRow + tg * TT;
+    const float* Us = stage_u(buf) + xi * CC * KB + kg * 4;
+#pragma unroll
+    for (int c = 0; c < CC; ++c) {
+      const float4 ua = *reinterpret_cast<const float4*>(Us + c * KB);
+      const float4 ub = *reinterpret_cast<const float4*>(Us + c * KB + KB / 2);
+      const float uk[8] = {ua.x, ua.y, ua.z, ua.w, ub.x, ub.y, ub.z, ub.w};
+      float vt[TT];
+#pragma unroll
+      for (int q = 0; q < TT / 4; ++q) {
+        const float4 v4 = *reinterpret_cast<const float4*>(Vs + c * Cfg::kVRow + 4 * q);
+        vt[4 * q] = v4.x, vt[4 * q + 1] = v4.y, vt[4 * q + 2] = v4.z, vt[4 * q + 3] = v4.w;
+      }
+#pragma unroll
+      for (int t = 0; t < TT; ++t)
+#pragma unroll
+        for (int k = 0; k < 8; ++k) acc[t][k] = fmaf(vt[t], uk[k], acc[t][k]);
+    }
+    if (more) store_transformed(stage_v(buf ^ 1));
+    cp_async_wait<0>();
+    __syncthreads();  // step i+1 is in shared memory; everyone is done with buffer `buf`
+  }
+
+  // Epilogue, in two passes of KB/2 channels: the 16 points of a (tile, channel) are in 16
+  // threads' registers; meet in shared memory, then one thread per (tile, channel) applies A^T M A.
+  float* Ms = smem;  // M[xi][t][k - k0 - pass KB/2]; the pipeline buffers are free (last barrier)
+  const std::int64_t row_out = static_cast<std::int64_t>(d.q) * d.k;  // one output row in NPQK
+#pragma unroll
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) __syncthreads();  // pass 0's reads are done
+#pragma unroll
+    for (int t = 0; t < TT; ++t) {
+      const float4 m4 = make_float4(acc[t][4 * pass], acc[t][4 * pass + 1], acc[t][4 * pass + 2], acc[t][4 * pass + 3]);
+      *reinterpret_cast<float4*>(Ms + (xi * T + tg * TT + t) * Cfg::kHalf + kg * 4) = m4;
+    }
+    __syncthreads();  // (in pass 0 also: out_base and out_flags, written before the C loop, are visible)
+#pragma unroll
+    for (int j = 0; j < Cfg::kItems; ++j) {
+      const int item = tid + j * Cfg::kThreads, kk = item % Cfg::kHalf, t = item / Cfg::kHalf;
+      const int k = k0 + pass * Cfg::kHalf + kk, flags = out_flags[t];
+      if (k >= d.k || !(flags & 1)) continue;
+      float m[16], out[4];
+#pragma unroll
+      for (int p = 0; p < 16; ++p) m[p] = Ms[(p * T + t) * Cfg::kHalf + kk];
+      winograd::output_transform(m, out);
+      float* dst = y + out_base[t] + k;  // y[n, 2 th, 2 tw, k] (NPQK); outputs past P or Q are not written
+      const bool second_row = flags & 2, second_col = flags & 4;
+      if (g.splits > 1) {
+        atomicAdd(dst, out[0]);
+        if (second_col) atomicAdd(dst + d.k, out[1]);
+        if (second_row) atomicAdd(dst + row_out, out[2]);
+        if (second_row && second_col) atomicAdd(dst + row_out + d.k, out[3]);
+      } else {
+        dst[0] = out[0];
+        if (second_col) dst[d.k] = out[1];
+        if (second_row) dst[row_out] = out[2];
+        if (second_row && second_col) dst[row_out + d.k] = out[3];
+      }
+    }
+  }
+#else
+  (void)d, (void)g, (void)x, (void)u, (void)y;
+  __trap();  // sm_80+ only (cp.async): the registry's min_cc keeps the runner from launching it
+#endif
+}
+// [kernel]
+
+std::string supports_v6(const ConvShape& s) {
+  if (s.r != 3 || s.s != 3) return "Winograd F(2x2,3x3) is for 3x3 filters";
+  if (s.stride_h != 1 || s.stride_w != 1) return "Winograd F(2x2,3x3) is for stride 1";
+  if (fused_tile_count(s) > INT_MAX - FusedWide::T) return "more than 2^31 - 1 output tiles";
+  if (round_up(s.k, FusedWide::KB) / FusedWide::KB > 65535) return "more than 65535 blocks of 64 output channels";
+  const double u_bytes = 64.0 * static_cast<double>(round_up(s.c, FusedWide::CC)) *
+                         static_cast<double>(round_up(s.k, FusedWide::KB));
+  if (u_bytes > kMaxFilterBytes) {
+    return "the transformed filter would take " + std::to_string(static_cast<long long>(u_bytes / 1e9)) +
+           " GB (v6 allocates at most 4 GiB)";
+  }
+  return "";
+}
+
+namespace {
+
+/// How many blocks share the C loop of one output tile: the s that minimizes
+/// waves(s) x (steps per block + 2), the 2 standing for the prologue and the epilogue; each
+/// split keeps at least 4 steps. Splits pay a memset of y and atomic adds, so ties keep fewer.
+int choose_splits(std::int64_t blocks, int steps, std::int64_t slots) {
+  int best = 1;
+  std::int64_t best_cost = -1;
+  for (int s = 1; s <= std::max(1, std::min(steps / 4, 16)); ++s) {
+    const int per = (steps + s - 1) / s, used = (steps + per - 1) / per;
+    const std::int64_t cost = (blocks * used + slots - 1) / slots * (per + 2);
+    if (best_cost < 0 || cost < best_cost) best = used, best_cost = cost;
+  }
+  return best;
+}
+
+template <class Cfg>
+void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
+  const auto kernel = conv2d_v6_winograd_fused<Cfg>;
+  static std::once_flag once;  // a per-kernel attribute: set once, outside the timed runs
+  std::call_once(once, [kernel] {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
+  });
+  const std::int64_t cp = round_up(s.c, Cfg::CC), kp = round_up(s.k, Cfg::KB);
+  tut::DeviceBuffer<float>& u = filter_workspace(static_cast<std::size_t>(16 * cp * kp));
+  const Dims d = dims_of(s);
+
+  // [launch]
+  // 1. The filters, once per call (part of the timed run): U[16][C][K], padded with zeros.
+  const dim3 ft_grid(static_cast<unsigned>(kp / 32), static_cast<unsigned>(std::min<std::int64_t>(cp / 8, 65535)));
+  conv2d_v6_filter_transform<<<ft_grid, dim3(32, 8), 0, stream>>>(d.k, d.c, static_cast<int>(kp), static_cast<int>(cp),
+                                                                 w, u.data());
+  CUDA_CHECK_LAUNCH();
+  // 2. Everything else in one kernel; split the C loop when the tiles alone leave SMs idle.
+  const std::int64_t tile_blocks = (fused_tile_count(s) + Cfg::T - 1) / Cfg::T, k_blocks = kp / Cfg::KB;
+  const int steps = static_cast<int>(cp / Cfg::CC);
+  const int splits = choose_splits(tile_blocks * k_blocks, steps,
+                                   tut::full_wave_blocks(kernel, Cfg::kThreads, Cfg::kSmemBytes));
+  const FusedGrid g{static_cast<int>(fused_tiles_h(s)), static_cast<int>(fused_tiles_w(s)), static_cast<int>(cp),
+                    static_cast<int>(kp), splits, (steps + splits - 1) / splits};
+  if (splits > 1) {  // the splits add into y: start from zero (part of the timed run)
+    CUDA_CHECK(cudaMemsetAsync(y, 0, sizeof(float) * static_cast<std::size_t>(s.output_elements()), stream));
+  }
+  const dim3 grid(static_cast<unsigned>(tile_blocks), static_cast<unsigned>(k_blocks), static_cast<unsigned>(splits));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(d, g, x, u.data(), y);
+  CUDA_CHECK_LAUNCH();
+  // [launch]
+}
+
+}  // namespace
+
+/// @brief v6: fused Winograd F(2x2, 3x3): v5's maths, with nothing of it in global memory.
+///
+/// **Idea.** v5 wrote the transformed input V (16 values per 2x2 tile and channel: 4x the
+/// input) and the products M (4x the output) to global memory between its kernels. Fuse the
+/// phases (Lavin and Gray, 2016, whose kernels are fused the same way): a block owns 32 output
+/// tiles x 64 output channels and walks the input channels in steps of 8. Per step it loads the
+/// 4x4 input patches of its tiles (zeros outside the image), transforms them in registers and
+/// stores V[16][8][32] in shared memory, copies U[16][8][64] of the transformed filter next to
+/// it (cp.async; two buffers, so step i+1 loads while step i computes), and every thread
+/// accumulates a 16-tile x 8-channel register tile of one of the 16 points xi: per channel two
+/// LDS.128 of U and four of V feed 128 FFMA, chapter 06's register blocking. After the C loop the
+/// 16 points of each (tile, channel) meet in shared memory and one thread applies A^T M A and
+/// writes the 2x2 outputs to NHWC. V and M never leave the SM; only x, U (0.15-2.4 MB, read from
+/// L2 by every block) and y move. The filter is still transformed once per call by a small kernel
+/// (timed).
+///
+/// **Changed since v5.** Only the fusion: the same F(2x2, 3x3) transforms (winograd.hpp), the
+/// same tiling of the output into 2x2 tiles, the same FLOP count (the direct convolution's);
+/// no V or M buffers. The 16 GEMMs are now inside the fused kernel instead of v4's kernel.
+/// Short layers split the C loop over several blocks (each adds its transformed partial sums
+/// into y), as v4 splits its reduction.
+///
+/// **What is still wrong.** The input patches of neighbouring tiles overlap (a 4x4 patch for 2x2
+/// outputs: every input is loaded about 4 times, from L1/L2). U is re-read from L2 by every
+/// block (16 x 64 floats per input channel). One block of 8 warps per SM (128 accumulators per
+/// thread) leaves the barrier of each step uncovered. F(4x4, 3x3) would cut the multiplies by
+/// 4x instead of 2.25x, at a larger accuracy cost.
+///
+/// **Predicted.** At 55-65% of the FFMA peak in the 16 GEMMs (2 us per block step of 262,144
+/// FMAs): 56x56 in 6 waves of 8 steps, about 0.11-0.13 ms (57-67 TFLOP/s direct-count,
+/// 1.2-1.4x cuDNN's fastest fp32 row); 28x28 with 2 splits in 3 waves of 8 steps, 0.055-0.065 ms
+/// (1.1-1.3x); 14x14 with 2 splits, one partial wave of 16 steps, 0.035-0.045 ms (1.6-2x).
+/// Accuracy as v5's (the same transforms, the same order of roundings per step).
+///
+/// **Measured (H100).** First version: 0.138 ms on 56x56 (53.5 TFLOP/s, 1.12x cuDNN's fastest
+/// fp32 row of the same run), 0.076 ms on 28x28, 0.050 ms on 14x14; all correct, errors as v5's
+/// or smaller (2.6e-7 to 3.6e-7). ncu on 56x56: 242 registers, one block of 8 warps per SM, FMA
+/// pipe 45% busy, issue slots 64% busy; 40% of the executed instructions were not FFMAs, and
+/// the epilogue's divisions (tile -> n, th, tw for every output) were a visible share. Two
+/// changes to the bookkeeping, not to the idea: the epilogue reads each tile's output offset
+/// from a table the block fills once (0.127 ms on 56x56, 0.071 on 28x28), and the loader builds
+/// its 16 addresses from one row offset per patch row and reads the filter with one pointer per
+/// copy (211 registers; 0.121 ms, 61 TFLOP/s, on 56x56; 0.069 ms on 28x28; 0.047 ms on 14x14).
+/// Two other tile shapes were slower on all three layers: 64 tiles x 32 channels (0.161 ms on
+/// 56x56) and 64 x 32 with 8 x 8 per thread and 512 threads (16 warps per SM, 0.153 ms: twice
+/// the shared loads per FFMA). The prediction held on 56x56 and 14x14; 28x28 came out slower
+/// than predicted (0.069 ms against 0.055-0.065): the filter transform, the split's memset and
+/// the atomics are about 10% of its time, which the estimate left out. The table on the
+/// chapter page has the final run.
+void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
+                                     cudaStream_t stream) {
+  require_valid(s, "v6_winograd_fused_nhwc");
+  const std::string why = supports_v6(s);
+  if (!why.empty()) throw std::invalid_argument("v6_winograd_fused_nhwc: " + why);
+  launch_fused<FusedWide>(s, x, w, y, stream);
+}
+
+}  // namespace conv2d
