@@ -250,12 +250,11 @@ int sm_count();
 /// The configurations v11 chooses from by shape (v11_by_shape.cu; also among shape_candidates()).
 enum class ShapeConfig {
   large,  ///< 128 x 256 tiles, one block per SM (v8's configuration)
-  tall,   ///< 256 x 128 tiles, one block per SM: Large turned on its side, for shapes it covers in fewer rounds
   small,  ///< 64 x 128 tiles of 128 threads (8 x 8 each), two blocks per SM, C staged when unaligned
 };
 
-/// v11's choice for an m x n problem on a GPU with `sms` SMs (B's alignment no longer matters:
-/// v11 pads an unaligned B first).
+/// v11's choice for an m x n problem on a GPU with `sms` SMs: Large when its tiles fill at least
+/// 90% of the rounds they need (B's alignment does not enter: v11 pads an unaligned B first).
 ShapeConfig choose_config(std::int64_t m, std::int64_t n, int sms);
 
 /// One configuration of v10's search (v10_mma_bf16.cu): a named instantiation of v10's kernel.

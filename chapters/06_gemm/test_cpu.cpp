@@ -234,12 +234,12 @@ TEST_CASE("v11's configurations: at most 12, unique, none shares a name with v8'
 }
 
 TEST_CASE("v11's choice at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
-  REQUIRE(choose_config(1024, 1024, 132) == ShapeConfig::small);  // 32 tiles of 128 x 256
-  REQUIRE(choose_config(2048, 2048, 132) == ShapeConfig::large);  // 128: one round either way
-  REQUIRE(choose_config(4096, 4096, 132) == ShapeConfig::large);  // 512 either way: a tie keeps Large
-  REQUIRE(choose_config(8192, 8192, 132) == ShapeConfig::large);
-  REQUIRE(choose_config(4095, 4097, 132) == ShapeConfig::tall);   // 528 tiles (4 rounds) against 544 (5)
-  REQUIRE(choose_config(4097, 4095, 132) == ShapeConfig::large);  // the mirror image: 33 x 16 = 528 tiles of 128 x 256
+  REQUIRE(choose_config(1024, 1024, 132) == ShapeConfig::small);  // 32 tiles of 128 x 256: a quarter of a round
+  REQUIRE(choose_config(2048, 2048, 132) == ShapeConfig::large);  // 128 tiles in one round: 97%
+  REQUIRE(choose_config(4096, 4096, 132) == ShapeConfig::large);  // 512 in four: 97%
+  REQUIRE(choose_config(8192, 8192, 132) == ShapeConfig::large);  // 2048 in sixteen: 97%
+  REQUIRE(choose_config(4095, 4097, 132) == ShapeConfig::small);  // 544 in five: 82%
+  REQUIRE(choose_config(4096, 4097, 132) == ShapeConfig::small);
   REQUIRE(choose_config(1, 1, 132) == ShapeConfig::small);
 }
 

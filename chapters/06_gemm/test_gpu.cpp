@@ -87,17 +87,18 @@ TEST_CASE("the Hopper steps over many tiles per block, wrapping rings, odd tile 
   }
 }
 
-TEST_CASE("v11 where it chooses each large configuration, B padded or not", "[gemm][v11]") {
-  // On an H100 (132 SMs): 4095 x 4097 runs Tall (528 tiles of 256 x 128 against 544 of 128 x 256),
-  // 2049 x 4097 Large (a tie at three rounds), both on the padded copy of B (N odd); 2048 x 2048
-  // with B one float past a 16-byte boundary pads an aligned N. K = 1 and K = 40: one slice and
-  // a short pipeline. The sweep covers the small configuration, padded (N odd) and not.
+TEST_CASE("v11 on both of its configurations, B padded or not, at shapes beyond the sweep", "[gemm][v11]") {
+  // On an H100 (132 SMs): 4097 x 2047 runs Large (264 tiles: two full rounds) on the padded copy
+  // of B (N odd); 2048 x 2048 runs Large on B as it is, and on the padded copy when B starts one
+  // float past a 16-byte boundary; 4095 x 4097 (the table's odd shape, with K = 40 and K = 1: a
+  // short pipeline and a single slice) and 2047 x 2051 (misaligned A and C) run the small tile
+  // on the padded copy. The sweep covers the small tile at small sizes, padded and not.
   if (tut::current_cc() < 80) {
     tut::testing::skip_run("v11 needs sm_80");
     return;
   }
   if (tut::testing::sanitizing()) {
-    tut::testing::skip_run("v11's large shapes are too big for the sanitizers (the sweep covers v11 there)");
+    tut::testing::skip_run("these shapes are too big for the sanitizers (the sweep covers v11 there)");
     return;
   }
   const Kernel v11{Precision::fp32, launch_gemm_v11_by_shape, nullptr};
@@ -106,10 +107,13 @@ TEST_CASE("v11 where it chooses each large configuration, B padded or not", "[ge
     Shape s;
     Offsets off;
   };
-  for (const Case& c : std::vector<Case>{{{4095, 4097, 40}, {}}, {{4095, 4097, 1}, {}}, {{2049, 4097, 40}, {}},
-                                         {{2048, 2048, 40}, {0, 1, 0}}, {{2047, 2051, 33}, {1, 0, 3}}}) {
-    const ShapeConfig cfg = choose_config(c.s.m, c.s.n, sm_count());
-    INFO("configuration " << (cfg == ShapeConfig::large ? "Large" : cfg == ShapeConfig::tall ? "Tall" : "SmallFat"));
+  for (const Case& c : std::vector<Case>{{{4097, 2047, 40}, {}},
+                                         {{2048, 2048, 40}, {}},
+                                         {{2048, 2048, 40}, {0, 1, 0}},
+                                         {{4095, 4097, 40}, {}},
+                                         {{4095, 4097, 1}, {}},
+                                         {{2047, 2051, 33}, {1, 0, 3}}}) {
+    INFO("configuration " << (choose_config(c.s.m, c.s.n, sm_count()) == ShapeConfig::large ? "Large" : "SmallFat"));
     require_correct(v11, "v11_by_shape", c.s, 1.0f, 0.0f, c.off, seed);
     require_correct(v11, "v11_by_shape", c.s, -1.5f, 0.75f, c.off, seed + 1);
   }

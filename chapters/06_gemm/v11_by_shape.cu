@@ -1,6 +1,6 @@
 /// @file
 /// @brief v11 (fp32): v7's kernel in the configuration that suits the problem's shape, chosen at
-/// run time as a library does.
+/// run time as a library does, on a padded copy of B when B's rows are not 16-byte aligned.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -93,58 +93,64 @@ void launch_padded_b(std::int64_t m, std::int64_t n, std::int64_t k, float alpha
 
 // [choose]
 ShapeConfig choose_config(std::int64_t m, std::int64_t n, int sms) {
-  // The large tiles need enough of them to keep at least three quarters of the SMs busy;
-  // otherwise the small tile. Of the two large tiles, the one that needs fewer rounds of one
-  // tile per SM (Large on a tie: v8's).
-  const std::int64_t large = tile_count(m, n, 128, 256), tall = tile_count(m, n, 256, 128);
-  if (4 * large < 3 * static_cast<std::int64_t>(sms)) return ShapeConfig::small;
-  const auto rounds = [sms](std::int64_t tiles) { return (tiles + sms - 1) / sms; };
-  return rounds(tall) < rounds(large) ? ShapeConfig::tall : ShapeConfig::large;
+  // Large when its 128 x 256 tiles keep the SMs busy: a round is one tile per SM, and at least
+  // 90% of the rounds' places must hold a tile (2048^3 .. 8192^3: 97%; 1024^3: 24%; 4095 x 4097:
+  // 544 tiles in five rounds of 132, 82%). Otherwise the small tile. B's alignment no longer
+  // enters: an unaligned B is padded first (launch_padded_b()).
+  const std::int64_t tiles = tile_count(m, n, 128, 256);
+  const std::int64_t rounds = (tiles + sms - 1) / sms;
+  return 10 * tiles >= 9 * rounds * sms ? ShapeConfig::large : ShapeConfig::small;
 }
 // [choose]
 
-/// @brief v11: the configuration chosen by shape.
+/// @brief v11: the configuration chosen by shape, on a padded copy of B when B's rows are unaligned.
 ///
 /// **Idea.** No single tile suits every problem. A 128 x 256 tile (v8) needs the fewest loads
 /// per FFMA, but at 1024^3 there are only 32 such tiles for 132 SMs: three quarters of the GPU
 /// idle. And v8's fast copy path needs B's rows 16-byte aligned, which 4095 x 4097 x 1023 does
 /// not have. A library keeps several configurations of its kernels and picks one per call from
-/// the shape (cuBLAS's heuristics, CUTLASS's profiler-generated tables). v11 does the same with
-/// two of v7's, chosen from the eight of shape_candidates() by a measured search
-/// (`gemm --tune --dtype fp32 --m ... --n ... --k ...` at the table's shapes and at shapes that
-/// change one dimension of 4095 x 4097 x 1023 at a time).
+/// the shape (cuBLAS's heuristics, CUTLASS's profiler-generated tables), and copies awkward
+/// operands into aligned workspaces. v11 does both, with two of v7's configurations chosen from
+/// shape_candidates() by a measured search (`gemm --tune --dtype fp32 --m ... --n ... --k ...`).
 ///
-/// **Changed since v8.** No new kernel: v7's (gemm_v7_pipelined() in v7_pipelined.cuh) with two
-/// more switches and a choice at run time (choose_config()):
-/// - Large (v8's C5) when B's rows are aligned and 128 x 256 tiles keep three quarters of the
-///   SMs busy (2048^3 and up);
-/// - else SmallFatStaged: 64 x 128 tiles, 128 threads of 8 x 8, two blocks per SM; interior
-///   copies also for unaligned B (kInteriorAnyB: 4-byte cp.async, a warp's 32 copies on
-///   consecutive columns); when C's rows are not 16-byte aligned, the epilogue goes through shared
-///   memory (kStagedStores) so that a warp writes 32 consecutive floats of C.
+/// **Changed since v8.** No new kernel: v7's (gemm_v7_pipelined() in v7_pipelined.cuh) with more
+/// switches, a row stride of B of its own (`ldb`), and a choice at run time (choose_config()):
+/// - Large (v8's C5) when its 128 x 256 tiles fill at least 90% of the rounds they need
+///   (2048^3 and up);
+/// - else SmallFatStaged: 64 x 128 tiles, 128 threads of 8 x 8; when C's rows are not 16-byte
+///   aligned the epilogue goes through shared memory (kStagedStores), so that a warp writes 32
+///   consecutive floats of C;
+/// - either one, when B's rows are not 16-byte aligned (N % 4 != 0 or a misaligned start), on a
+///   copy of B in a workspace kept between calls, rows padded with zeros to a multiple of the tile
+///   width (launch_padded_b()): every copy of B is then a 16-byte cp.async and every tile of B an
+///   interior one. The copy (one pass over B, ~17 MB at 4095 x 4097 x 1023) is part of the timed
+///   call.
 ///
-/// **What is still wrong.** An odd N costs this kernel 15-20% (N = 4097 against 4096, at K = 1024:
-/// Large 0.94 -> 0.62 of cuBLAS, the best configuration 0.80), while cuBLAS loses 1%. Part is
-/// the tile count (the 4097th column costs a whole column of tiles: 17 columns of 128 x 256
-/// tiles, 544, need 5 rounds of 132; 16 columns need 4), part the 4-byte copies of B and the
-/// scalar stores of C. A
-/// library would also pad B once into aligned rows, or split the work differently (stream-K).
+/// **Round 1 (no padding; B unaligned read with kInteriorAnyB's 4-byte copies).** Predicted: v8
+/// unchanged from 2048^3 up, 1.5-2x over v8 at 1024^3, 90% of cuBLAS SGEMM at 4095 x 4097 x 1023
+/// (Medium covers it in exactly four rounds of two blocks per SM). Measured (H100, `--reps 10`):
+/// 1024^3 SmallFat 0.96 of cuBLAS SGEMM (v8 0.33), 2048^3 Large 0.93; at the odd shape the
+/// prediction failed: SmallFatStaged 0.82 (the best), Medium 0.79. N = 4097 against 4096 at
+/// K = 1024 cost 15-20% (cuBLAS: 1%): a column of tiles for one column of C (544 tiles of
+/// 128 x 256 need five rounds of 132 SMs, 512 need four), 4-byte copies of B, scalar stores of C.
 ///
-/// **Predicted.** v8 unchanged from 2048^3 up; at 1024^3 about 1.5-2x over v8 (four times the
-/// tiles); at 4095 x 4097 x 1023, 90% of cuBLAS SGEMM (Medium covers it in exactly four rounds of
-/// two blocks per SM, with the interior copies).
-///
-/// **Measured (H100, the search, `--reps 10`).** 1024^3: SmallFat 0.96, Small 0.97-0.98, Tiny
-/// 0.88 of cuBLAS SGEMM, v8 0.33. 2048^3: Large 0.93, Medium 0.86. 4095 x 4097 x 1023: the
-/// prediction failed: Medium 0.79, SmallFatStaged 0.82 (the best), LargeAnyB 0.71. In the
-/// chapter's table (one run): 0.96, 0.93, 0.93, 0.95 of cuBLAS SGEMM at 1024^3 ... 8192^3, 0.82 at
-/// 4095 x 4097 x 1023: the best fp32 version at every shape, short of 0.9 on the odd one.
+/// **Round 2 (B padded).** Predicted: with B aligned, the configuration whose tiles fill their
+/// rounds wins; a 256 x 128 tile (Tall: Large on its side) covers 4095 x 4097 in 16 x 33 = 528
+/// tiles, exactly four rounds, so Tall on padded B about 0.92 of cuBLAS. Measured (H100, one
+/// search, same run as cuBLAS SGEMM's 0.729 ms): the prediction failed again. Tall 0.83 (staged
+/// C: 0.86), Medium 0.83 (staged: 0.85), Large 0.73 (five rounds); the small tile with staged C
+/// went from 0.823 on B as it is to **0.900** on padded B (0.885 -> 0.810 ms): padding gained 9%
+/// where the tile was already right. Tall was not profiled (device time); untested guesses: its
+/// last row of tiles (255 of 256 rows) takes the guarded copies, and one block of 8 warps per SM
+/// hides less than the small tile's several blocks. So v11 keeps the small tile there, now on
+/// padded B; at the aligned table shapes nothing changed (0.96, 0.93, 0.93, 0.95 of cuBLAS SGEMM
+/// at 1024^3 ... 8192^3 in the chapter's table before this change).
 void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
-  switch (choose_config(m, n, sm_count())) {
-    case ShapeConfig::large: launch_padded_b<by_shape::Large>(m, n, k, alpha, a, b, beta, c, stream); break;
-    case ShapeConfig::tall: launch_padded_b<by_shape::Tall>(m, n, k, alpha, a, b, beta, c, stream); break;
-    case ShapeConfig::small: launch_padded_b<by_shape::SmallFatStaged>(m, n, k, alpha, a, b, beta, c, stream); break;
+  if (choose_config(m, n, sm_count()) == ShapeConfig::large) {
+    launch_padded_b<by_shape::Large>(m, n, k, alpha, a, b, beta, c, stream);
+  } else {
+    launch_padded_b<by_shape::SmallFatStaged>(m, n, k, alpha, a, b, beta, c, stream);
   }
 }
 

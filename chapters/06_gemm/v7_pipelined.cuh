@@ -17,7 +17,9 @@
 ///   checks and reuse addresses computed once per thread (edge slices keep the guarded copies).
 /// And two for v11 (a configuration chosen by shape), off for v7 and v8:
 /// - kInteriorAnyB: interior copies also when B's rows are not 16-byte aligned (N % 4 != 0 or a
-///   misaligned base), with 4-byte cp.async, consecutive threads copying consecutive columns.
+///   misaligned base), with 4-byte cp.async, consecutive threads copying consecutive columns
+///   (v11's first round; v11 now pads such a B instead, and only the search's candidates that
+///   read B as it is take this path).
 /// - kStagedStores: when C's rows are not 16-byte aligned (no float4 stores), the epilogue goes
 ///   through shared memory, 64 rows at a time, so that a warp writes 32 consecutive floats of a
 ///   row (instead of four scalar stores per quad, each touching 16 sectors at 8 useful bytes).
