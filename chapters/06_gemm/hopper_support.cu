@@ -8,16 +8,12 @@
 #include <string>
 
 #include "common/check.hpp"
-#include "common/device_info.hpp"
 #include "common/tensor_map.hpp"
 #include "hopper.cuh"
 
 namespace gemm {
 
 namespace {
-
-/// Writes 1 if this kernel was compiled for sm_90a (so the Hopper steps' kernels are real), else 0.
-__global__ void gemm_sm90a_probe(int* out) { *out = GEMM_SM90A; }
 
 using tut::EncodeTiled;
 using tut::encode_tiled;  // the driver's cuTensorMapEncodeTiled (common/tensor_map.hpp)
@@ -71,26 +67,8 @@ std::int64_t round_up8(std::int64_t v) { return (v + 7) / 8 * 8; }
 
 }  // namespace
 
-std::string hopper_unavailable() {
-  const int cc = tut::current_cc();
-  if (cc < 90) return "needs sm_90a (wgmma, TMA), this GPU is sm_" + std::to_string(cc);
-  if (cc != 90) return "wgmma exists only on sm_90 (Hopper); this GPU is sm_" + std::to_string(cc);
-  static const std::string reason = [] {
-    int* flag = nullptr;
-    CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));
-    CUDA_CHECK(cudaMemset(flag, 0, sizeof(int)));
-    gemm_sm90a_probe<<<1, 1>>>(flag);
-    const cudaError_t launched = cudaGetLastError();
-    int value = 0;
-    if (launched == cudaSuccess) CUDA_CHECK(cudaMemcpy(&value, flag, sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(flag));
-    if (launched != cudaSuccess) return std::string("no kernel image for this GPU in this build");
-    if (value != 1) return std::string("this build has no sm_90a code (set CMAKE_CUDA_ARCHITECTURES to 90a)");
-    if (encode_tiled() == nullptr) return std::string("the CUDA driver does not provide cuTensorMapEncodeTiled");
-    return std::string();
-  }();
-  return reason;
-}
+// The probe and its messages are shared with the other chapters' Hopper steps.
+std::string hopper_unavailable() { return tut::sm90::unavailable(); }
 
 namespace sm90 {
 

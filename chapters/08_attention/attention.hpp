@@ -71,6 +71,20 @@ __host__ __device__ inline int key_tiles(int row0, int rows, int sq, int sk, boo
   return static_cast<int>((keys + bc - 1) / bc);
 }
 
+/// The block of grid index `block` of a fused version: its head `bh` and query tile `qt`. In
+/// launch order, blocks walk the query tiles of one head before the next head (`heavy_first` =
+/// false), or, for the causal mask, take the query tiles with the most keys first, all heads at a
+/// time (v6, v7).
+__host__ __device__ inline void block_tile(int block, int q_tiles, int heads, bool heavy_first, int& bh, int& qt) {
+  if (heavy_first) {
+    qt = q_tiles - 1 - block / heads;
+    bh = block % heads;
+  } else {
+    bh = block / q_tiles;
+    qt = block % q_tiles;
+  }
+}
+
 /// "B4 H16 Sq1024 Sk1024 D64 causal" (Sq = Sk is written once: "S1024").
 std::string shape_text(const Shape& s);
 
@@ -233,6 +247,13 @@ void launch_attention_v6_causal_balance(const Shape& s, const __nv_bfloat16* q, 
                                         cudaStream_t stream);
 /// @}
 
+/// @name Hopper (sm_90a: wgmma, TMA)
+/// @{
+void launch_attention_v7_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                               const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                               cudaStream_t stream);
+/// @}
+
 /// @name Library attention (baselines.cu): cuBLAS batched GEMMs with a softmax kernel between
 /// @{
 void launch_cublas_attention_fp32(const Shape& s, const float* q, const float* k, const float* v, float* o,
@@ -254,13 +275,16 @@ double measured_gemm_tflops(Precision p, cudaStream_t stream);
 /// @name The tuning search (`attention --tune`, tune.cu)
 /// @{
 
-/// One configuration of a search: a named instantiation of v3's kernel (fp32) or v6's (bf16).
+/// One configuration of a search: a named instantiation of v3's kernel (fp32), v6's or v7's (bf16).
 struct TuneCandidate {
   std::string name;     ///< e.g. "v6_d128_bc32_m2_w4_b2"
   std::string summary;  ///< the parameters in words
   Kernel kernel;        ///< how to run it
   std::int64_t d;       ///< the head dimension it is compiled for
   bool is_tuned;        ///< true for the configuration its version runs at that D
+  int min_cc = 75;      ///< the GPU it needs (75 fp32, 80 bf16 mma.sync, 90 wgmma)
+  /// Non-empty: why it cannot run `s` here (v7's: not a Hopper GPU or no sm_90a code). Null: it can.
+  std::string (*unsupported)(const Shape& s) = nullptr;
 };
 
 /// The configurations `attention --tune` times next to v3 and v6.
@@ -301,6 +325,9 @@ bool allow_shared_memory(KernelPtr kernel, int bytes) {
 std::string unsupported_unless_d64_d128(const Shape& s);
 /// Non-empty if D > 256: v1 holds its row of O in registers, 8 values per lane at most.
 std::string unsupported_v1(const Shape& s);
+/// Non-empty unless D is 64 or 128 and this GPU and build run sm_90a code (tut::sm90::unavailable()):
+/// v7 needs wgmma and TMA (v7_wgmma.cu).
+std::string unsupported_v7(const Shape& s);
 /// B H Sq Sk x 4 bytes: v0 materializes S (and P in its place).
 double v0_workspace_bytes(const Shape& s);
 /// @}

@@ -381,19 +381,6 @@ __device__ __forceinline__ void finish_rows(const WarpRows<Cfg>& w, __nv_bfloat1
   }
 }
 
-/// The block of grid index `block`: its head `bh` and query tile `qt`. In launch order, blocks
-/// walk the query tiles of one head before the next head (`heavy_first` = false), or, for the
-/// causal mask, take the query tiles with the most keys first, all heads at a time (v6).
-__device__ __forceinline__ void block_tile(int block, int q_tiles, int heads, bool heavy_first, int& bh, int& qt) {
-  if (heavy_first) {
-    qt = q_tiles - 1 - block / heads;
-    bh = block % heads;
-  } else {
-    bh = block / q_tiles;
-    qt = block % q_tiles;
-  }
-}
-
 /// Checks what v4-v6 need (D = 64 or 128, 16-byte aligned Q, K, V) and returns the number of
 /// blocks: one per (head, tile of `br` query rows).
 inline unsigned flash_blocks(const Shape& s, const void* q, const void* k, const void* v, int br, const char* who) {

@@ -78,7 +78,7 @@ class AttentionChapter final : public tut::Chapter {
     cli.add_int("--s", "S", "sequence length: Sq = Sk = S", &s_, 1, big);
     cli.add_int("--sq", "SQ", "queries per head (with --sk, instead of --s)", &sq_, 1, big);
     cli.add_int("--sk", "SK", "keys per head", &sk_, 1, big);
-    cli.add_int("--d", "D", "head dimension (v2-v6: 64 or 128; v0 any; v1 up to 256)", &d_, 1, 4096);
+    cli.add_int("--d", "D", "head dimension (v2-v7: 64 or 128; v0 any; v1 up to 256)", &d_, 1, 4096);
     cli.add_choice("--mask", "which tables: no mask, causal (bottom-right aligned), or both (default)", &mask_,
                    {"both", "none", "causal"});
     cli.add_choice("--dtype", "which tables: fp32 (CUDA cores), bf16 (tensor cores), or all (default)", &dtype_,
@@ -188,7 +188,9 @@ class AttentionChapter final : public tut::Chapter {
         if (v.info.name == tuned) rows.push_back({v.info, v.kernel, 0.0, v.unsupported(s), 0.0});
       }
       for (const auto& c : tune_candidates()) {
-        if (c.kernel.precision == prec && c.d == s.d) rows.push_back({tune_info(c), c.kernel, 0.0, "", 0.0});
+        if (c.kernel.precision == prec && c.d == s.d) {
+          rows.push_back({tune_info(c), c.kernel, 0.0, c.unsupported ? c.unsupported(s) : "", 0.0});
+        }
       }
     }
     for (const auto& v : attention::versions()) {
@@ -304,12 +306,9 @@ class AttentionChapter final : public tut::Chapter {
   /// Where a failed lse check is reported in the O statistics (no O element has this index).
   static constexpr std::size_t kLseFailed = ~std::size_t{0};
 
-  /// A candidate of the search as a row of the table (sm_80+ for the bf16 ones).
+  /// A candidate of the search as a row of the table.
   static tut::VersionInfo tune_info(const TuneCandidate& c) {
-    return {c.name, c.summary + (c.is_tuned ? " (what " + std::string(c.kernel.precision == Precision::bf16 ? "v6" : "v3") +
-                                                  " runs)"
-                                            : ""),
-            c.kernel.precision == Precision::bf16 ? 80 : 75, tut::Kind::ours};
+    return {c.name, c.summary + (c.is_tuned ? " (what " + c.name.substr(0, 2) + " runs)" : ""), c.min_cc, tut::Kind::ours};
   }
 
   static std::string format_gflop(double flops) {

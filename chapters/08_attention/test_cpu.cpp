@@ -252,13 +252,15 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
       if (ladder >= 3) {  // v2 and later: D = 64 and 128, and they say so for another D
         REQUIRE(v.unsupported != nullptr);
-        REQUIRE(v.unsupported({1, 1, 8, 8, 64, false}).empty());
-        REQUIRE(v.unsupported({1, 1, 8, 8, 128, false}).empty());
+        if (v.info.min_cc < 90) {  // a Hopper step also asks the GPU (there is none here)
+          REQUIRE(v.unsupported({1, 1, 8, 8, 64, false}).empty());
+          REQUIRE(v.unsupported({1, 1, 8, 8, 128, false}).empty());
+        }
         REQUIRE_FALSE(v.unsupported({1, 1, 8, 8, 96, false}).empty());
       }
     }
   }
-  REQUIRE(ladder == 7);
+  REQUIRE(ladder == 8);
   REQUIRE(libraries_fp32 == 1);
   REQUIRE(libraries_bf16 == 1);
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).

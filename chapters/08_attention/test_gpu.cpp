@@ -51,7 +51,7 @@ TEST_CASE("head dims: v0, v1 and cuBLAS run any D; the fused versions say why th
       INFO(v.info.name << ", D = " << d);
       const bool fused = v.info.name.rfind("v2", 0) == 0 || v.info.name.rfind("v3", 0) == 0 ||
                          v.info.name.rfind("v4", 0) == 0 || v.info.name.rfind("v5", 0) == 0 ||
-                         v.info.name.rfind("v6", 0) == 0;
+                         v.info.name.rfind("v6", 0) == 0 || v.info.name.rfind("v7", 0) == 0;
       if (fused) {
         REQUIRE(v.unsupported != nullptr);
         REQUIRE_FALSE(v.unsupported(s).empty());  // reported as skipped with a reason
@@ -79,6 +79,23 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
     REQUIRE_THROWS_AS(launch_attention_v5_cp_async(s, h.data() + 1, h.data(), h.data(), h.data(), lse.data(), nullptr,
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
+  }
+  // v7 refuses D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  REQUIRE_THROWS_AS(launch_attention_v7_wgmma(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr,
+                                              nullptr),
+                    std::invalid_argument);
+  {
+    const Shape s{1, 1, 8, 8, 64, false};
+    if (unsupported_v7(s).empty()) {
+      REQUIRE_THROWS_AS(launch_attention_v7_wgmma(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr,
+                                                  nullptr),
+                        std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
+    } else {
+      WARN("v7_wgmma: " << unsupported_v7(s));
+      REQUIRE_THROWS_AS(launch_attention_v7_wgmma(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr,
+                                                  nullptr),
+                        std::invalid_argument);
+    }
   }
   REQUIRE_THROWS_AS(launch_attention_v1_online_row({0, 1, 8, 8, 64, false}, f.data(), f.data(), f.data(), f.data(),
                                                    lse.data(), nullptr, nullptr),
@@ -171,8 +188,11 @@ TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes, both 
 TEST_CASE("every tuning candidate matches the CPU reference", "[attention][tune][slow]") {
   for (const auto& c : tune_candidates()) {
     DYNAMIC_SECTION(c.name) {
-      if (c.kernel.precision == Precision::bf16 && tut::current_cc() < 80) {
-        WARN(c.name << " skipped: needs sm_80");
+      const Shape probe{1, 1, 8, 8, c.d, false};
+      if (tut::current_cc() < c.min_cc) {
+        WARN(c.name << " skipped: needs sm_" << c.min_cc);
+      } else if (c.unsupported != nullptr && !c.unsupported(probe).empty()) {
+        WARN(c.name << " skipped: " << c.unsupported(probe));
       } else {
         for (Shape s : attention::testing::sweep_shapes()) {
           s.d = c.d;  // every shape of the sweep at the candidate's head dimension

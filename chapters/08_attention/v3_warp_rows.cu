@@ -22,7 +22,8 @@ namespace attention {
 /// memory; a register tile of 4 rows x Bc / 8 keys per lane for the scores and 4 rows x D / 8
 /// columns for O, with float4 loads laid out so that no shared-memory read conflicts (strides
 /// D + 4 for Q and K, Bc + 8 for P). D = 64: 4 warps and 64-key tiles (70 KiB, three blocks per
-/// SM); D = 128: 8 warps and 64-key tiles (167 KiB, one block per SM), from the search below.
+/// SM); D = 128: 8 warps and 96-key tiles (216 KiB, one block per SM; causal blocks longest first,
+/// as v6 orders them), from the search below.
 ///
 /// **Predicted.** Per 4 dims of a score, 4 + Bc / 8 float4 loads feed 16 Bc / 8 FMA: at D = 64
 /// 128 FMA per 12 LDS.128; the FMA pipe, not shared memory, should be the limit: 40-50% of the FP32
@@ -35,7 +36,14 @@ namespace attention {
 /// pipe 49.5%, 8 warps per SM (the shared memory allows two blocks): with 4 keys per lane the
 /// scores take 8 FMA per LDS.128. The search (`attention --tune`, tune.cu) found 8 warps with
 /// 64-key tiles (one block of 167 KiB per SM, 8 keys per lane) 1.11-1.18x faster: 36.3 TFLOP/s at
-/// S4096 D128, 36.4 at S8192; v3 runs that since (V3Config128).
+/// S4096 D128, 36.4 at S8192, but 31.7 and 34.9 with the causal mask. That was 0.79x and 0.73-0.76x
+/// PyTorch's EFFICIENT_ATTENTION at D = 128 (target 0.8x). Two more steps of the search: 96-key
+/// tiles (12 keys per lane, 216 KiB) +3% (37.3 and 37.5 TFLOP/s); two blocks per SM of 4 warps
+/// (48- and 56-key tiles) and 12 warps of 64-key tiles lost 2-13%. And with the causal mask the
+/// order of the blocks: with one block per SM and query tiles started head by head, shortest
+/// first, the last blocks to start are the longest, and the GPU ends on a few of them (a
+/// simulation of the schedule: 86% busy at S4096, 93% at S8192). Started longest first (v6's
+/// order, block_tile()), the causal rate rose 13% and 6%: 36.0 and 37.6 TFLOP/s (V3Config128).
 void launch_attention_v3_warp_rows(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                    float* lse, void* /*workspace*/, cudaStream_t stream) {
   check_shape(s);

@@ -15,12 +15,14 @@ namespace attention {
 /// The tiles of v3: kWarps warps of 16 query rows (v3 runs 4: 64 rows per block), tiles of kBc keys,
 /// kMinBlocks blocks per SM promised to the compiler. A lane (r, c) = (lane / 8, lane % 8) owns
 /// the rows r, r + 4, r + 8, r + 12 of its warp, the keys c, c + 8, ... of each tile, and the
-/// output columns 4c .. 4c + 3 of every 32.
-template <int D, int kBc, int kWarps_ = 4, int kMinBlocks_ = 1>
+/// output columns 4c .. 4c + 3 of every 32. kHeavyFirst: with the causal mask, the blocks start in
+/// v6's order, the query tiles with the most keys first (block_tile()); else head by head.
+template <int D, int kBc, int kWarps_ = 4, int kMinBlocks_ = 1, bool kHeavyFirst_ = false>
 struct V3Tiles {
   static constexpr int kHeadDim = D;               ///< head dimension
   static constexpr int kWarps = kWarps_;           ///< warps per block
   static constexpr int kMinBlocks = kMinBlocks_;   ///< blocks per SM promised (caps the registers)
+  static constexpr bool kHeavyFirst = kHeavyFirst_;  ///< causal: longest blocks first (v6's order)
   static constexpr int kThreads = 32 * kWarps;     ///< threads per block
   static constexpr int Br = 16 * kWarps;           ///< query rows per block
   static constexpr int Bc = kBc;                   ///< keys per tile
@@ -61,7 +63,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const int r = lane / 8, c = lane % 8;
 
   const int q_tiles = (sq + Br - 1) / Br;
-  const int bh = static_cast<int>(blockIdx.x) / q_tiles, row0 = (static_cast<int>(blockIdx.x) % q_tiles) * Br;
+  int bh = 0, qt = 0;
+  block_tile(static_cast<int>(blockIdx.x), q_tiles, static_cast<int>(gridDim.x) / q_tiles, T::kHeavyFirst && causal,
+             bh, qt);
+  const int row0 = qt * Br;
   const int rows_valid = min(Br, sq - row0);
   const float* qb = q + (static_cast<std::size_t>(bh) * sq + row0) * D;
   const float* kb = k + static_cast<std::size_t>(bh) * sk * D;
@@ -218,9 +223,12 @@ void launch_v3(const Shape& s, const float* q, const float* k, const float* v, f
 /// The tiles v3 runs at D = 64: 64 keys per tile, 4 warps (70 KiB: three blocks per SM).
 using V3Config64 = V3Tiles<64, 64, 4>;
 /// The tiles v3 runs at D = 128, from the search (`attention --tune`, H100): 8 warps (128 query
-/// rows) and 64-key tiles, 167 KiB, one block per SM. It measured 1.11-1.18x the first choice,
-/// 4 warps and 32-key tiles (two blocks of 77 KiB per SM), which the shared memory per SM allowed;
-/// see the chapter page.
-using V3Config128 = V3Tiles<128, 64, 8, 1>;
+/// rows) and 96-key tiles, 216 KiB, one block per SM, causal blocks longest first. The first
+/// choice, 4 warps and 32-key tiles (two blocks of 77 KiB per SM), measured 31 TFLOP/s; 8 warps
+/// with 64-key tiles 36.3 (1.11-1.18x); 96-key tiles 37.3-37.5 (12 keys per lane: 4 + 12 loads of
+/// 16 bytes per 192 FMA in the scores instead of 4 + 8 per 128). Causal, one block per SM, query
+/// tiles of 1 to 64 key tiles, started head by head: the longest start last and the GPU ends on
+/// them (31.7 TFLOP/s at S4096, 13% under the unmasked rate); longest first, 36.0. See the page.
+using V3Config128 = V3Tiles<128, 96, 8, 1, true>;
 
 }  // namespace attention

@@ -33,6 +33,10 @@ const std::vector<Version>& versions() {
                              "longest first",
         80, Kind::ours},
        {bf16, nullptr, launch_attention_v6_causal_balance}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v7_wgmma", "Hopper: a producer warpgroup streams K/V tiles with TMA into an mbarrier ring, two consumer "
+                    "warpgroups run Q K^T and P V on wgmma (P from registers)",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v7_wgmma}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

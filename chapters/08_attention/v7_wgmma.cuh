@@ -1,0 +1,330 @@
+/// @file
+/// @brief v7's kernel and launcher, templated on the tiles (WgmmaTiles): v7_wgmma.cu runs the
+/// tiles chosen per head dimension, tune.cu the candidates of the search (sm_90a).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (types only)
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "attention.hpp"
+#include "common/check.hpp"
+#include "common/hopper_ptx.cuh"
+#include "flash_mma.cuh"
+#include "online_softmax.cuh"
+
+namespace attention {
+
+/// The tiles of v7: head dimension `kD` (64 or 128), `kBc` keys per tile (64 or 128: the n of S's
+/// wgmma), `kMinBlocks` blocks per SM (1 or 2: the registers the consumers get follow from it).
+/// 128 query rows per block, one 64-row slice per consumer warpgroup; K and V in a ring of two
+/// stages. Every tile is stored as TMA writes it with the 128-byte swizzle: in boxes of 64
+/// columns (128 bytes per row), one box per 64 columns of D, one after the other.
+template <int kD, int kBc = 128, int kMinBlocks_ = 1>
+struct WgmmaTiles {
+  static constexpr int D = kD;                             ///< head dimension
+  static constexpr int kConsumers = 2;                     ///< consumer warpgroups (the producer is a third)
+  static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
+  static constexpr int kMinBlocks = kMinBlocks_;           ///< blocks per SM (`__launch_bounds__`)
+  static constexpr int Br = 64 * kConsumers;               ///< query rows per block
+  static constexpr int Bc = kBc;                           ///< keys per tile: the n of S's wgmma
+  static constexpr int kStages = 2;                        ///< K/V tiles resident in shared memory
+  static constexpr int kBoxes = D / 64;                    ///< 64-column TMA boxes per row of a tile
+  static constexpr int kQBoxBytes = Br * 128;              ///< one box of Q: Br rows of 128 bytes
+  static constexpr int kKVBoxBytes = Bc * 128;             ///< one box of K or V: Bc rows of 128 bytes
+  static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
+  static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
+  static constexpr int kBarriers = 1 + 3 * kStages;        ///< Q's, and per stage K full, V full, empty
+  /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
+  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
+  /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
+  static constexpr int kProducerRegs = 24;
+  /// Registers per thread the block is launched with: 65536 / (kMinBlocks kThreads), in steps of 8
+  /// (168 at one block per SM, 80 at two). ptxas compiles the whole kernel within this.
+  static constexpr int kLaunchRegs = 65536 / (kMinBlocks * kThreads) / 8 * 8;
+  /// Registers per thread the consumers take (setmaxnreg.inc): their launch share plus what the
+  /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two).
+  static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
+  static_assert(D == 64 || D == 128, "v7: D is 64 or 128 (one or two 64-column boxes per row)");
+  static_assert(Bc == 64 || Bc == 128, "v7: S's wgmma is m64n64k16 or m64n128k16");
+  static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v7: one or two blocks per SM");
+  static_assert(kConsumerRegs <= 256, "v7: setmaxnreg goes up to 256 registers");
+  static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v7: more shared memory than a Hopper SM gives");
+};
+
+#if TUT_SM90A
+
+/// S (64 x Bc, fp32) = Q (the warpgroup's 64 rows) K^T for a whole tile: D / 16 wgmma m64nBck16,
+/// both operands K-major from shared memory (rows of D contiguous), so transpose-B = 0. k-step kk
+/// lies in box kk / 4, 32 (kk % 4) bytes into its rows. The first k-step overwrites S (scale-d 0).
+// [scores]
+template <class T>
+__device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsigned char* q_rows,
+                                             const unsigned char* k_tile) {
+  using namespace tut::sm90;
+#pragma unroll
+  for (int kk = 0; kk < T::D / 16; ++kk) {
+    const std::uint64_t desc_q = smem_desc(q_rows + (kk / 4) * T::kQBoxBytes + (kk % 4) * 32, 16, 1024);
+    const std::uint64_t desc_k = smem_desc(k_tile + (kk / 4) * T::kKVBoxBytes + (kk % 4) * 32, 16, 1024);
+    if constexpr (T::Bc == 64) {
+      wgmma_m64n64k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
+    } else {
+      wgmma_m64n128k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
+    }
+  }
+}
+// [scores]
+
+/// O (64 x D, fp32) += P (64 x Bc, bf16 in registers) V (Bc x D): Bc / 16 wgmma m64nDk16 with A
+/// from registers. V is stored [key][d], row-major K x N for this product: MN-major, so
+/// transpose-B = 1, LBO = the distance between its 64-column boxes, and k-step kk (16 keys)
+/// starts 16 kk rows = 2048 kk bytes in (as gemm's B).
+// [pv]
+template <class T>
+__device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32_t (&p)[T::Bc / 16][4],
+                                         const unsigned char* v_tile) {
+  using namespace tut::sm90;
+#pragma unroll
+  for (int kk = 0; kk < T::Bc / 16; ++kk) {
+    const std::uint64_t desc_v = smem_desc(v_tile + kk * 2048, T::kKVBoxBytes, 1024);
+    if constexpr (T::D == 64) {
+      wgmma_m64n64k16_rs<1>(o, p[kk], desc_v, 1);
+    } else {
+      wgmma_m64n128k16_rs<1>(o, p[kk], desc_v, 1);
+    }
+  }
+}
+// [pv]
+
+#endif  // TUT_SM90A
+
+/// The online softmax of one tile on S's accumulators, in place: each thread holds rows g and
+/// g + 8 of its warp's 16 (h = 0, 1), 2 scores per 8 keys (s[4 j + 2 h], s[4 j + 2 h + 1]); the
+/// row's other scores are in the 3 other lanes of its quad. On return s holds P = 2^(s scale_log2
+/// - m_new), `m` the new running max (base 2), `l` this lane's share of the running sum, and
+/// `alpha` the factor that moves O from the old max to the new one (as attend_tile() in v4-v6).
+// [softmax]
+template <int kBc>
+__device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                             float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};  // 4 independent chains
+#pragma unroll
+    for (int j = 0; j < kBc / 8; ++j) mx4[j % 4] = fmaxf(mx4[j % 4], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+    const float mx = group_max<4>(fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]))) * scale_log2;
+    const float m_new = fmaxf(m[h], mx);
+    alpha[h] = rescale_factor(m[h], m_new);
+    const float shift = exp_shift(m_new);
+    float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < kBc / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float p = fast_exp2(fmaf(s[4 * j + 2 * h + e], scale_log2, -shift));  // -inf -> 0
+        s[4 * j + 2 * h + e] = p;
+        sum4[j % 4] += p;
+      }
+    }
+    l[h] = l[h] * alpha[h] + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
+    m[h] = m_new;
+  }
+}
+// [softmax]
+
+/// @brief v7's kernel: one block per 128 query rows of a head; warpgroups 0 and 1 consume (64 rows
+/// each), warpgroup 2 produces (sm_90a; traps elsewhere, where the registry never launches it).
+///
+/// The ring: stage s holds key tile j when j % 2 == s. k_full[s] and v_full[s] complete when the
+/// TMA loads of tile j's K and V have landed (one arrival with expect_tx, plus the bytes), empty[s]
+/// when all 8 consumer warps are done with both (one arrival per warp). Producer and consumers
+/// count the same tiles, so tile j is fill number j / 2 of its stage: parity (j / 2) % 2.
+// [kernel]
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
+    attention_v7_wgmma(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+                       const __grid_constant__ CUtensorMap map_v, __nv_bfloat16* __restrict__ o,
+                       float* __restrict__ lse, int sq, int sk, int heads, bool causal, float scale_log2) {
+#if TUT_SM90A
+  using namespace tut::sm90;
+  constexpr int D = T::D, Br = T::Br, Bc = T::Bc, S = T::kStages;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = align_1024(smem_raw);  // Q | S x [ K | V ] | barriers, tiles in 64-column boxes
+  unsigned char* q_tile = smem;
+  const auto k_tile = [&](int stage) { return smem + T::kQBytes + stage * 2 * T::kKVBytes; };
+  const auto v_tile = [&](int stage) { return smem + T::kQBytes + stage * 2 * T::kKVBytes + T::kKVBytes; };
+  auto* q_full = reinterpret_cast<std::uint64_t*>(smem + T::kQBytes + 2 * S * T::kKVBytes);
+  std::uint64_t* k_full = q_full + 1;
+  std::uint64_t* v_full = k_full + S;
+  std::uint64_t* empty = v_full + S;
+
+  const int q_tiles = (sq + Br - 1) / Br;
+  int bh = 0, qt = 0;
+  block_tile(static_cast<int>(blockIdx.x), q_tiles, heads, causal, bh, qt);  // causal: longest first (v6)
+  const int row0 = qt * Br, rows_valid = min(Br, sq - row0);
+  const int tiles = key_tiles(row0, rows_valid, sq, sk, causal, Bc);
+  const int group = static_cast<int>(threadIdx.x) / 128;  // 0, 1: consumers; 2: the producer
+
+  if (threadIdx.x == 0) {
+    mbar_init(q_full, 1);
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&k_full[s], 1);                   // the producer's arrive.expect_tx (and the bytes)
+      mbar_init(&v_full[s], 1);
+      mbar_init(&empty[s], 4 * T::kConsumers);  // one arrival per consumer warp
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (group == T::kConsumers) {
+    // ---- Producer warpgroup: gives registers away; one thread issues every TMA load. ----
+    setmaxnreg_dec<T::kProducerRegs>();
+    if (threadIdx.x == 128 * T::kConsumers && tiles > 0) {
+// [producer]
+      mbar_arrive_expect_tx(q_full, T::kQBytes);
+      for (int b = 0; b < T::kBoxes; ++b) tma_load_3d(q_tile + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, q_full);
+      for (int j = 0; j < tiles; ++j) {
+        const int s = j % S;
+        if (j >= S) mbar_wait(&empty[s], (j / S + 1) % 2);  // the consumers released tile j - S
+        mbar_arrive_expect_tx(&k_full[s], T::kKVBytes);  // rows past Sk land as zeros (and count)
+        for (int b = 0; b < T::kBoxes; ++b) {
+          tma_load_3d(k_tile(s) + b * T::kKVBoxBytes, &map_k, 64 * b, j * Bc, bh, &k_full[s]);
+        }
+        mbar_arrive_expect_tx(&v_full[s], T::kKVBytes);
+        for (int b = 0; b < T::kBoxes; ++b) {
+          tma_load_3d(v_tile(s) + b * T::kKVBoxBytes, &map_v, 64 * b, j * Bc, bh, &v_full[s]);
+        }
+      }
+// [producer]
+    }
+    __syncwarp();
+  } else {
+    // ---- Consumer warpgroups: take the registers; S, softmax, P V for 64 query rows each. ----
+    setmaxnreg_inc<T::kConsumerRegs>();
+    const int consumer = group, warp = static_cast<int>(threadIdx.x) / 32 % 4, lane = static_cast<int>(threadIdx.x) % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wg_row = consumer * 64;                  // this warpgroup's first row in the block
+    const int my_row = row0 + wg_row + warp * 16 + g;  // this thread's rows in the head: my_row, my_row + 8
+    const unsigned char* q_rows = q_tile + wg_row * 128;  // its 64 rows in each box of Q
+    float o_acc[D / 2];  // O, 64 x D per warpgroup, wgmma's accumulator layout (unnormalized)
+#pragma unroll
+    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.0f;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
+    if (tiles > 0) mbar_wait(q_full, 0);
+
+// [consumer]
+    // One tile: S = Q K^T, mask (if `masked`), softmax, rescale O, O += P V, release the stage.
+    const auto step = [&](int j, auto masked) {
+      const int s = j % S;
+      const unsigned parity = (j / S) % 2;
+      float sc[Bc / 2];
+      mbar_wait(&k_full[s], parity);
+      wgmma_fence();  // sc and o_acc were last written by ordinary instructions
+      wgmma_scores<T>(sc, q_rows, k_tile(s));
+      wgmma_commit();
+      wgmma_wait<0>();
+      keep_in_registers(sc);
+      if constexpr (decltype(masked)::value) {
+        // A key past the end, or (causal) after the query's diagonal, scores -inf.
+#pragma unroll
+        for (int i = 0; i < Bc / 2; ++i) {
+          const int key = j * Bc + 8 * (i / 4) + 2 * t + i % 2, row = my_row + 8 * ((i / 2) % 2);
+          const bool visible = key < sk && (!causal || key <= row + sk - sq);
+          if (!visible) sc[i] = -INFINITY;
+        }
+      }
+      float alpha[2];
+      softmax_tile<Bc>(sc, m, l, alpha, scale_log2);
+      // Rescale O only if a row of this warp has a new max (alpha == 1 exactly when it has not).
+      if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) o_acc[i] *= alpha[(i / 2) % 2];
+      }
+      // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
+      // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
+      std::uint32_t p[Bc / 16][4];
+#pragma unroll
+      for (int kk = 0; kk < Bc / 16; ++kk) {
+        p[kk][0] = pack_bf16x2(sc[8 * kk + 0], sc[8 * kk + 1]);  // row g,     keys 2t, 2t+1
+        p[kk][1] = pack_bf16x2(sc[8 * kk + 2], sc[8 * kk + 3]);  // row g + 8, keys 2t, 2t+1
+        p[kk][2] = pack_bf16x2(sc[8 * kk + 4], sc[8 * kk + 5]);  // row g,     keys 2t+8, 2t+9
+        p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
+      }
+      mbar_wait(&v_full[s], parity);
+      wgmma_fence();
+      wgmma_pv<T>(o_acc, p, v_tile(s));
+      wgmma_commit();
+      wgmma_wait<0>();
+      keep_in_registers(o_acc);
+      if (lane == 0) mbar_arrive(&empty[s]);  // this warp is done with tile j's K and V
+    };
+    // As v6: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
+    // first row; the tiles before them run without it.
+    int unmasked = sk / Bc;
+    if (causal) unmasked = min(unmasked, max(0, (row0 + wg_row + sk - sq + 1) / Bc));
+    unmasked = min(unmasked, tiles);
+    int j = 0;
+    for (; j < unmasked; ++j) step(j, std::false_type{});
+    for (; j < tiles; ++j) step(j, std::true_type{});
+// [consumer]
+
+    // The end: each row's l summed over its quad, O / l in bf16, lse; rows past Sq are not stored.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float l_row = group_sum<4>(l[h]);
+      const float inv = inverse_sum(l_row);
+      const int row = wg_row + warp * 16 + g + 8 * h;  // in the block
+      if (row >= rows_valid) continue;
+      __nv_bfloat16* out = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D + 2 * t;
+#pragma unroll
+      for (int jd = 0; jd < D / 8; ++jd) {
+        *reinterpret_cast<std::uint32_t*>(out + 8 * jd) =
+            pack_bf16x2(o_acc[4 * jd + 2 * h] * inv, o_acc[4 * jd + 2 * h + 1] * inv);
+      }
+      if (t == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse(m[h], l_row);
+    }
+  }
+#else
+  (void)map_q, (void)map_k, (void)map_v, (void)o, (void)lse, (void)sq, (void)sk, (void)heads, (void)causal;
+  (void)scale_log2;
+  __trap();  // wgmma needs sm_90a; unsupported_v7() keeps the runner from launching this
+#endif
+}
+// [kernel]
+
+/// The tensor map of Q, K or V ([heads, rows, D] bf16, contiguous) as a 3-D tensor (D, rows,
+/// heads), loaded in boxes of 64 columns x `box_rows` rows of one head, 128-byte swizzled. A box
+/// that reaches past the head's last row gets zeros there, never the next head's rows.
+CUtensorMap head_map(const __nv_bfloat16* base, std::int64_t rows, std::int64_t heads, int d, unsigned box_rows);
+
+/// Launches v7's kernel with the tiles `T` (one block per T::Br query rows of a head). Throws
+/// std::invalid_argument for another D, off Hopper, or without sm_90a code (unsupported_v7()).
+template <class T>
+void launch_v7(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+               __nv_bfloat16* o, float* lse, cudaStream_t stream) {
+  const std::string why = unsupported_v7(s);
+  if (!why.empty()) throw std::invalid_argument("v7_wgmma: " + why);
+  if (s.d != T::D) throw std::invalid_argument("v7: these tiles are compiled for D = " + std::to_string(T::D));
+  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, "v7_wgmma");  // 16-byte alignment (TMA needs it)
+  static const bool ready = allow_shared_memory(attention_v7_wgmma<T>, T::kSmemBytes);
+  (void)ready;
+  const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::Br);
+  const CUtensorMap map_k = head_map(k, s.sk, s.heads(), T::D, T::Bc);
+  const CUtensorMap map_v = head_map(v, s.sk, s.heads(), T::D, T::Bc);
+  attention_v7_wgmma<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(
+      map_q, map_k, map_v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.heads()),
+      s.causal, s.scale() * kLog2e);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// The tiles v7 runs at D = 64, from the search (tune.cu): 64-key tiles, two blocks per SM.
+using V7Config64 = WgmmaTiles<64, 64, 2>;
+/// The tiles v7 runs at D = 128.
+using V7Config128 = WgmmaTiles<128, 128, 1>;
+
+}  // namespace attention
