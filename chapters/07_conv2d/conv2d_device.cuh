@@ -1,5 +1,5 @@
 /// @file
-/// @brief Device helpers of the GEMM-style kernels (v4-v6): thin wrappers around the sm_80 PTX
+/// @brief Device helpers of the GEMM-style kernels (v4-v7): thin wrappers around the sm_80 PTX
 /// instructions cp.async, ldmatrix and mma.sync. (Chapter 06 has the same ones; chapters stay
 /// self-contained, so they are written again here.)
 ///

@@ -142,8 +142,8 @@ std::string supports_v5(const ConvShape& s) {
 /// each hold 16 values per 2x2 tile and channel, 4x the input (and the output). For
 /// N32 C64 56x56 that is 2 x 103 MB written and read back, more than L2 holds: on that layer the
 /// traffic eats most of the 2.25x. Layers whose V and M stay in L2 (28x28, 14x14) keep more of
-/// it. A fused kernel (transforms in shared memory and registers, as cuDNN's fused Winograd
-/// kernels do) would avoid the traffic. And the accuracy: three more roundings of sums whose
+/// it. v6 fuses the phases (transforms in registers and shared memory, the 16 GEMMs in
+/// registers), so that neither V nor M exists in global memory. And the accuracy: three more roundings of sums whose
 /// terms are larger than the result (the output transform cancels); see the tolerances.
 ///
 /// **Predicted.** 1.3-1.8x v4 on 28x28 and 14x14 (the GEMM work drops 2.25x, transforms in L2),
