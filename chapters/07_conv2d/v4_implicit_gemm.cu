@@ -39,7 +39,9 @@ namespace conv2d {
 /// (implicit_gemm.cuh): 29.7 TFLOP/s there (0.62x cuDNN's fastest fp32 row, a Winograd), 22.6
 /// on 28x28, 23.8 on 14x14 (split-K: 0.88x cuDNN), and ahead of cuDNN where cuDNN has no
 /// Winograd: 24.4 on the 1x1 layer (1.19x) and 20.1 on the 7x7 stem (1.07x, 4-byte path).
-/// 2.2 on the 6-channel image (K = 6 fills 6 of 64 columns). 3.5x v3 on 56x56.
+/// 2.2 on the 6-channel image (K = 6 fills 6 of 64 columns). 3.5x v3 on 56x56. (Since cuDNN's
+/// rows re-time every candidate of their search, commit 8c3570e2f833: 0.88x cuDNN on the 1x1
+/// layer, whose IMPLICIT_PRECOMP_GEMM takes 0.119 ms warm, and still 1.07x on the stem.)
 void launch_conv2d_v4_implicit_gemm(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream) {
   require_valid(s, "v4_implicit_gemm_nhwc");

@@ -424,10 +424,16 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 /// copy (211 registers; 0.121 ms, 61 TFLOP/s, on 56x56; 0.069 ms on 28x28; 0.047 ms on 14x14).
 /// Two other tile shapes were slower on all three layers: 64 tiles x 32 channels (0.161 ms on
 /// 56x56) and 64 x 32 with 8 x 8 per thread and 512 threads (16 warps per SM, 0.153 ms: twice
-/// the shared loads per FFMA). The prediction held on 56x56 and 14x14; 28x28 came out slower
-/// than predicted (0.069 ms against 0.055-0.065): the filter transform, the split's memset and
-/// the atomics are about 10% of its time, which the estimate left out. The table on the
-/// chapter page has the final run.
+/// the shared loads per FFMA). Recorded run (commit 8c3570e2f833, cuDNN's rows re-timed over
+/// every candidate of its search): **0.121 ms on 56x56, 61.3 TFLOP/s, 1.30x cuDNN's fastest fp32
+/// row** (FFT_TILING, 0.156 ms; 2.3x v5); **0.047 ms on 14x14, 1.32x cuDNN** (WINOGRAD_NONFUSED,
+/// 0.062 ms; 1.42x v5); but **0.070 ms on 28x28, 0.86x cuDNN** (WINOGRAD_NONFUSED, 0.060 ms;
+/// 1.53x v5): target missed there. Relative errors 2.6e-7 to 3.6e-7, v5's or smaller (cuDNN's
+/// Winograd rows: 2.7e-6 to 3.4e-6). The prediction held on 56x56 and 14x14; 28x28 came out
+/// slower (0.070 ms against 0.055-0.065): under ncu its filter transform alone is 4.7 us (7%),
+/// plus the split's memset and atomics, which the estimate left out; and its blocks run only 8
+/// steps each, so the exposed first loads and the epilogue weigh more than on 56x56. Its V and
+/// M (26 MB each) fit in L2, which is why cuDNN's non-fused Winograd is at its best there.
 void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
                                      cudaStream_t stream) {
   require_valid(s, "v6_winograd_fused_nhwc");

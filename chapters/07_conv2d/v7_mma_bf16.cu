@@ -224,10 +224,12 @@ void launch_v7(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 ///
 /// **Measured (H100).** 164 TFLOP/s on N32 C64 56x56 (0.045 ms, **1.21x cuDNN's fastest bf16
 /// row**, 0.054 ms), 142 on 28x28 (2.06x), 67 on 14x14 (2.44x; 100 blocks) and 80 on the 1x1
-/// layer (3.98x), 2.8-6.3x v4. The prediction for cuDNN was wrong: through the legacy API
-/// (cudnnFindConvolutionForwardAlgorithmEx, cuDNN 9 from PyTorch's wheel) its fastest bf16
-/// algorithms here reach only 20-136 TFLOP/s. Skipped (C % 8 != 0) on the stem and the
-/// 6-channel image.
+/// layer (3.98x), 2.8-6.3x v4. Since cuDNN's rows re-time every candidate of their search
+/// (commit 8c3570e2f833), the same speeds are 1.18x cuDNN on 56x56, 1.93x on 28x28, 1.96x on
+/// the 1x1 layer and 0.97x on 14x14 (cuDNN's NHWC IMPLICIT_PRECOMP_GEMM at 0.027 ms there). The
+/// prediction for cuDNN was wrong: through the legacy API (cudnnFindConvolutionForwardAlgorithmEx,
+/// cuDNN 9 from PyTorch's wheel) its fastest bf16 algorithms reach 41-139 TFLOP/s on the four
+/// layers v7 runs. Skipped (C % 8 != 0) on the stem and the 6-channel image.
 void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream) {
   require_valid(s, "v7_mma_bf16_nhwc");
