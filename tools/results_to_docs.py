@@ -54,17 +54,19 @@ CURRICULUM = [
      "needs": ["01"], "against": "cudaMemcpy (the copy roof), cuBLAS geam", "bound": "memory"},
     {"num": "06", "slug": "gemm", "title": "GEMM",
      "teaches": "arithmetic intensity, shared-memory tiles, register blocking, vectorized loads, "
-                "warp tiles, a cp.async pipeline, tuning, tensor cores (WMMA, mma.sync)",
+                "warp tiles, a cp.async pipeline, tuning, a configuration by shape, tensor cores (WMMA, "
+                "mma.sync), Hopper's TMA, wgmma, warp specialization, persistence and clusters",
      "needs": ["04", "05"], "against": "cuBLAS SGEMM and GemmEx (TF32, BF16)", "bound": "compute"},
     {"num": "07", "slug": "conv2d", "title": "Conv2d",
      "teaches": "cross-correlation vs convolution, shared tiles with a halo, register blocking, "
-                "im2col and its bytes, implicit GEMM (NHWC), Winograd F(2x2,3x3), bf16 mma.sync",
+                "im2col and its bytes, implicit GEMM (NHWC), Winograd F(2x2,3x3) unfused then fused, bf16 mma.sync",
      "needs": ["06"], "against": "cuDNN forward (fp32 FMA and bf16 tensor-op math, NCHW and NHWC, "
                                  "fastest algorithm found)", "bound": "compute"},
     {"num": "08", "slug": "attention", "title": "Attention",
      "teaches": "fused attention: the score matrix never stored, the online softmax inside the key "
                 "loop, FlashAttention-1 tiles and FlashAttention-2's work split, bf16 mma.sync with "
-                "P reused from registers, cp.async double buffering, the causal mask's costs",
+                "P reused from registers, cp.async double buffering, the causal mask's costs, "
+                "wgmma and TMA (FlashAttention-3 style, sm_90a)",
      "needs": ["03", "06"],
      "against": "cuBLAS-based library attention; PyTorch SDPA (FlashAttention-2, cuDNN, "
                 "memory-efficient) in a separate process",
