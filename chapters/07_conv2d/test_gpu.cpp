@@ -89,7 +89,8 @@ TEST_CASE("the Winograd versions on their edge cases", "[conv2d][winograd]") {
   // too) with odd and even H and W (a last 2x2 tile half outside P or Q), P = 1, Q = 1, both,
   // C = 1, K = 1, C and K not multiples of v6's steps of 8 channels and blocks of 64, tile
   // counts not multiples of v6's 32 per block, N = 1, and layers short enough to split v6's C
-  // loop (its blocks then add into y).
+  // loop (its filter transform then zeroes y, and its blocks add into it; on sm_90 the fused
+  // kernel overlaps the filter transform and must wait for both).
   std::vector<ConvShape> shapes;
   for (std::int64_t pad = 0; pad <= 3; ++pad) {
     shapes.push_back(make(1, 5, 7, 9, 6, 3, 3, pad, pad, 1, 1));    // odd H and W

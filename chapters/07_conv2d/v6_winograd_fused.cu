@@ -11,6 +11,7 @@
 
 #include "common/check.hpp"
 #include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
 #include "common/launch.hpp"
 #include "conv2d.hpp"
 #include "conv2d_device.cuh"
@@ -97,8 +98,19 @@ constexpr double kMaxFilterBytes = 4.0 * 1024 * 1024 * 1024;
 /// block's eight warps read the same 32-byte sectors of w: one read from memory, L1 hits after).
 /// (A version that first staged the taps in shared memory to read w coalesced was slower: four
 /// times fewer blocks for the same work, and this kernel's time is latency, not bandwidth.)
+/// It also sets `zero[0 .. zero_count)` to 0 (y, when the fused kernel's splits add into it:
+/// one launch instead of a memset and this kernel), and its first instruction lets the fused
+/// kernel, launched next with programmatic stream serialization, start at once (PTX
+/// `griddepcontrol.launch_dependents`, sm_90); that kernel waits for U and y where it needs them.
 __global__ void conv2d_v6_filter_transform(int k_count, int c_count, int k_padded, int c_padded,
-                                           const float* __restrict__ w, float* __restrict__ u) {
+                                           const float* __restrict__ w, float* __restrict__ u,
+                                           float* __restrict__ zero, std::int64_t zero_count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");  // the fused kernel may start now (it waits for U)
+#endif
+  const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * gridDim.y * 256;  // grid-stride zeroing
+  const std::int64_t me = (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * 256 + threadIdx.y * 32 + threadIdx.x;
+  for (std::int64_t i = me; i < zero_count; i += threads) zero[i] = 0.0f;
   const int k = blockIdx.x * 32 + threadIdx.x;
   for (int c = blockIdx.y * 8 + threadIdx.y; c < c_padded; c += gridDim.y * 8) {
     float g[9], t[16];
@@ -122,7 +134,9 @@ __global__ void conv2d_v6_filter_transform(int k_count, int c_count, int k_padde
 ///     for each half of the KB channels:
 ///         M of that half -> shared memory; y[2x2 tile, k] = A^T M[.][t][k] A  (added in: splits > 1)
 ///
-/// blockIdx.x: tiles, y: channels, z: split of the C loop.
+/// blockIdx.x: tiles, y: channels, z: split of the C loop. On sm_90 it may run before the filter
+/// transform has finished (programmatic dependent launch): each block computes its addresses and
+/// loads its first input patches, then waits (`griddepcontrol.wait`) for U and the zeroed y.
 // [kernel]
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
@@ -231,8 +245,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
     for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
 
+  if (count > 0) load_patches(first);  // x is not written by the filter transform: load before waiting
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // U (and a zeroed y) are ready from here on
+#endif
   if (count > 0) {  // prologue: step `first` into buffer 0
-    load_patches(first);
     copy_filter(first, stage_u(0));
     cp_async_commit();
     store_transformed(stage_v(0));
@@ -332,7 +349,7 @@ namespace {
 
 /// How many blocks share the C loop of one output tile: the s that minimizes
 /// waves(s) x (steps per block + 2), the 2 standing for the prologue and the epilogue; each
-/// split keeps at least 4 steps. Splits pay a memset of y and atomic adds, so ties keep fewer.
+/// split keeps at least 4 steps. Splits pay for zeroing y and atomic adds, so ties keep fewer.
 int choose_splits(std::int64_t blocks, int steps, std::int64_t slots) {
   int best = 1;
   std::int64_t best_cost = -1;
@@ -354,25 +371,35 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
   const std::int64_t cp = round_up(s.c, Cfg::CC), kp = round_up(s.k, Cfg::KB);
   tut::DeviceBuffer<float>& u = filter_workspace(static_cast<std::size_t>(16 * cp * kp));
   const Dims d = dims_of(s);
-
-  // [launch]
-  // 1. The filters, once per call (part of the timed run): U[16][C][K], padded with zeros.
-  const dim3 ft_grid(static_cast<unsigned>(kp / 32), static_cast<unsigned>(std::min<std::int64_t>(cp / 8, 65535)));
-  conv2d_v6_filter_transform<<<ft_grid, dim3(32, 8), 0, stream>>>(d.k, d.c, static_cast<int>(kp), static_cast<int>(cp),
-                                                                 w, u.data());
-  CUDA_CHECK_LAUNCH();
-  // 2. Everything else in one kernel; split the C loop when the tiles alone leave SMs idle.
   const std::int64_t tile_blocks = (fused_tile_count(s) + Cfg::T - 1) / Cfg::T, k_blocks = kp / Cfg::KB;
   const int steps = static_cast<int>(cp / Cfg::CC);
   const int splits = choose_splits(tile_blocks * k_blocks, steps,
                                    tut::full_wave_blocks(fused, Cfg::kThreads, Cfg::kSmemBytes));
   const FusedGrid g{static_cast<int>(fused_tiles_h(s)), static_cast<int>(fused_tiles_w(s)), static_cast<int>(cp),
                     static_cast<int>(kp), splits, (steps + splits - 1) / splits};
-  if (splits > 1) {  // the splits add into y: start from zero (part of the timed run)
-    CUDA_CHECK(cudaMemsetAsync(y, 0, sizeof(float) * static_cast<std::size_t>(s.output_elements()), stream));
-  }
+
+  // [launch]
+  // 1. The filters, once per call (part of the timed run): U[16][C][K], padded with zeros. When
+  //    the C loop is split, the splits add into y: the same kernel zeroes it first (no memset).
+  const dim3 ft_grid(static_cast<unsigned>(kp / 32), static_cast<unsigned>(std::min<std::int64_t>(cp / 8, 65535)));
+  conv2d_v6_filter_transform<<<ft_grid, dim3(32, 8), 0, stream>>>(
+      d.k, d.c, static_cast<int>(kp), static_cast<int>(cp), w, u.data(), y, splits > 1 ? s.output_elements() : 0);
+  CUDA_CHECK_LAUNCH();
+  // 2. Everything else in one kernel, split along C when the tiles alone leave SMs idle. On
+  //    sm_90 it may start before step 1 ends (programmatic dependent launch): its blocks load
+  //    their first input patches, then wait for U and y (griddepcontrol.wait in the kernel).
   const dim3 grid(static_cast<unsigned>(tile_blocks), static_cast<unsigned>(k_blocks), static_cast<unsigned>(splits));
-  fused<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(d, g, x, u.data(), y);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = dim3(Cfg::kThreads);
+  config.dynamicSmemBytes = Cfg::kSmemBytes;
+  config.stream = stream;
+  cudaLaunchAttribute early[1] = {};
+  early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = early;
+  config.numAttrs = tut::current_cc() >= 90 ? 1 : 0;  // elsewhere: plain stream order
+  CUDA_CHECK(cudaLaunchKernelEx(&config, fused, d, g, x, static_cast<const float*>(u.data()), y));
   CUDA_CHECK_LAUNCH();
   // [launch]
 }
@@ -393,7 +420,9 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 /// 16 points of each (tile, channel) meet in shared memory and one thread applies A^T M A and
 /// writes the 2x2 outputs to NHWC. V and M never leave the SM; only x, U (0.15-2.4 MB, read from
 /// L2 by every block) and y move. The filter is still transformed once per call by a small kernel
-/// (timed).
+/// (timed), which also zeroes y when the C loop is split; on sm_90 the fused kernel is launched
+/// so that it may start while that kernel runs (programmatic dependent launch) and waits for U
+/// only after loading its first input patches.
 ///
 /// **Changed since v5.** Only the fusion: the same F(2x2, 3x3) transforms (winograd.hpp), the
 /// same tiling of the output into 2x2 tiles, the same FLOP count (the direct convolution's);
@@ -434,6 +463,30 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 /// plus the split's memset and atomics, which the estimate left out; and its blocks run only 8
 /// steps each, so the exposed first loads and the epilogue weigh more than on 56x56. Its V and
 /// M (26 MB each) fit in L2, which is why cuDNN's non-fused Winograd is at its best there.
+///
+/// **28x28 again (issue 13).** On paper its 70 us were 3 waves of blocks of 8 steps, about 20 us
+/// each (8 steps of ~2.3 us, ~2 us of first loads and epilogue), plus 3-5 us of filter transform
+/// and 2-3 us of memset, each its own launch. Four candidates, predicted, then measured in one
+/// development run (H100, the same run as cuDNN, all correct): (a) no memset (the filter
+/// transform zeroes y) and the fused kernel launched to overlap the filter transform (PDL):
+/// predicted 4-5 us off 28x28, less on 56x56 (no split there); (b) 32 tiles x 32 channels in
+/// 128 threads, two blocks per SM, each covering the other's barriers, first loads and
+/// epilogue: predicted 5-10% off the fused kernel, against a third more L2 traffic and twice
+/// the input transforms per FFMA; (c) 16 tiles x 64 channels, two blocks per SM: less than (b),
+/// U's traffic per FFMA doubles; (d) 16 channels per step (half the barriers, 205 KB of shared
+/// memory, 243 registers): a few percent. Medians in ms (cuDNN's fastest fp32 row: 0.1544,
+/// 0.0612, 0.0612):
+///
+///     layer            v6 before   (a)      (b)+(a)  (b)      (c)+(a)  (d)+(a)
+///     N32 C64 56x56    0.1199      0.1164   0.1296   0.1337   0.1212   0.1197
+///     N16 C128 28x28   0.0700      0.0639   0.0697   0.0739   0.0668   0.0639
+///     N8 C256 14x14    0.0480      0.0428   0.0457   0.0500   0.0438   0.0431
+///
+/// (a) beat its prediction (6.1 us off 28x28, 3.5 on 56x56, 5.2 on 14x14) and is what v6 runs
+/// now: 0.96x cuDNN on 28x28, still short of 1.0x; 1.33x on 56x56, 1.43x on 14x14. Two blocks
+/// per SM (b, c) lost: the extra loads and transforms cost more than the overlap gained; (d)
+/// tied (a) on 28x28 and 14x14 and lost on 56x56. The remaining 3 us on 28x28 are inside the
+/// fused kernel (the FMA pipe ~half busy); F(4x4, 3x3) or a persistent grid are what is left.
 void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
                                      cudaStream_t stream) {
   require_valid(s, "v6_winograd_fused_nhwc");
