@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "common/check.hpp"
 #include "common/device_info.hpp"
@@ -26,6 +27,22 @@ int full_wave_blocks_of(const void* kernel, int threads, std::size_t dynamic_sme
   const int blocks = (per_sm > 0 ? per_sm : 1) * current_sm_count();
   cache.emplace(key, blocks);
   return blocks;
+}
+
+bool can_launch_dependent_early(const void* kernel) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, bool> cache;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_pair(kernel, device);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const bool ok = current_cc() >= 90 && attributes.ptxVersion >= 90;
+  cache.emplace(key, ok);
+  return ok;
 }
 
 unsigned blocks_for(std::int64_t items, std::int64_t per_block) {

@@ -17,6 +17,14 @@ int full_wave_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) 
   return full_wave_blocks_of(reinterpret_cast<const void*>(kernel), threads, dynamic_smem);
 }
 
+/// True when a programmatic dependent launch of `kernel` (cudaLaunchAttributeProgrammaticStream
+/// Serialization) is safe and useful: the GPU is sm_90 or newer *and* the code that runs was
+/// compiled for sm_90 or newer (the kernel's PTX version), so that its `griddepcontrol.wait`
+/// (under `__CUDA_ARCH__ >= 900`) is really there. A build for older GPUs only, run on a Hopper
+/// through PTX JIT, has no wait: launching it early would let it read what the previous kernel
+/// has not written yet. Cached per kernel and device.
+bool can_launch_dependent_early(const void* kernel);
+
 /// ceil(items / per_block) as a grid size; throws std::invalid_argument if that exceeds CUDA's
 /// limit of 2^31 - 1 blocks (one item per thread cannot cover such a problem).
 unsigned blocks_for(std::int64_t items, std::int64_t per_block);

@@ -51,7 +51,8 @@ void launch_clear_then(float* y, std::int64_t n, cudaStream_t stream, void (*ker
   overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = overlap;
-  config.numAttrs = tut::current_cc() >= 90 ? 1 : 0;  // programmatic dependent launch: sm_90 and newer
+  // Programmatic dependent launch: sm_90 and newer, and only if `kernel` was compiled with its wait.
+  config.numAttrs = tut::can_launch_dependent_early(reinterpret_cast<const void*>(kernel)) ? 1 : 0;
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
   CUDA_CHECK_LAUNCH();
 }

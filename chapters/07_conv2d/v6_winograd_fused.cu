@@ -11,7 +11,6 @@
 
 #include "common/check.hpp"
 #include "common/device_buffer.hpp"
-#include "common/device_info.hpp"
 #include "common/launch.hpp"
 #include "conv2d.hpp"
 #include "conv2d_device.cuh"
@@ -398,7 +397,9 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
   early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = early;
-  config.numAttrs = tut::current_cc() >= 90 ? 1 : 0;  // elsewhere: plain stream order
+  // Early start only where the kernel's griddepcontrol.wait was compiled in (sm_90 code on an
+  // sm_90 GPU); elsewhere plain stream order.
+  config.numAttrs = tut::can_launch_dependent_early(reinterpret_cast<const void*>(fused)) ? 1 : 0;
   CUDA_CHECK(cudaLaunchKernelEx(&config, fused, d, g, x, static_cast<const float*>(u.data()), y));
   CUDA_CHECK_LAUNCH();
   // [launch]
