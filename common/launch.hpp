@@ -2,8 +2,12 @@
 /// @brief Launch-configuration helpers: grid sizes that are valid for any problem size.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
+
+#include "common/check.hpp"
 
 namespace tut {
 
@@ -24,6 +28,30 @@ int full_wave_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) 
 /// through PTX JIT, has no wait: launching it early would let it read what the previous kernel
 /// has not written yet. Cached per kernel and device.
 bool can_launch_dependent_early(const void* kernel);
+
+/// Launches `kernel` on `grid` x `block` (`smem` bytes of dynamic shared memory) on `stream`,
+/// allowed to start before the kernel before it on the stream has finished (a programmatic
+/// dependent launch: cudaLaunchAttributeProgrammaticStreamSerialization) where
+/// can_launch_dependent_early() says so; an ordinary launch, in stream order, elsewhere.
+/// `kernel` must execute `griddepcontrol.wait` (under `__CUDA_ARCH__ >= 900`) before it touches
+/// anything the previous kernel writes; the previous kernel may say `griddepcontrol.launch_dependents`
+/// as soon as it likes.
+template <class... Params, class... Args>
+void launch_dependent_early(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                            Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute early[1] = {};
+  early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = early;
+  config.numAttrs = can_launch_dependent_early(reinterpret_cast<const void*>(kernel)) ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+  CUDA_CHECK_LAUNCH();
+}
 
 /// ceil(items / per_block) as a grid size; throws std::invalid_argument if that exceeds CUDA's
 /// limit of 2^31 - 1 blocks (one item per thread cannot cover such a problem).

@@ -42,19 +42,7 @@ void launch_clear_then(float* y, std::int64_t n, cudaStream_t stream, void (*ker
   clear_for_dependent<<<tut::grid_stride_blocks(clear_for_dependent, n, kClearThreads, kClearThreads), kClearThreads,
                         0, stream>>>(y, n);
   CUDA_CHECK_LAUNCH();
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = 0;
-  config.stream = stream;
-  cudaLaunchAttribute overlap[1] = {};
-  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = overlap;
-  // Programmatic dependent launch: sm_90 and newer, and only if `kernel` was compiled with its wait.
-  config.numAttrs = tut::can_launch_dependent_early(reinterpret_cast<const void*>(kernel)) ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
-  CUDA_CHECK_LAUNCH();
+  tut::launch_dependent_early(kernel, grid, block, 0, stream, args...);
 }
 
 }  // namespace gemv

@@ -388,20 +388,10 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
   //    sm_90 it may start before step 1 ends (programmatic dependent launch): its blocks load
   //    their first input patches, then wait for U and y (griddepcontrol.wait in the kernel).
   const dim3 grid(static_cast<unsigned>(tile_blocks), static_cast<unsigned>(k_blocks), static_cast<unsigned>(splits));
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = dim3(Cfg::kThreads);
-  config.dynamicSmemBytes = Cfg::kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute early[1] = {};
-  early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = early;
-  // Early start only where the kernel's griddepcontrol.wait was compiled in (sm_90 code on an
-  // sm_90 GPU); elsewhere plain stream order.
-  config.numAttrs = tut::can_launch_dependent_early(reinterpret_cast<const void*>(fused)) ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, fused, d, g, x, static_cast<const float*>(u.data()), y));
-  CUDA_CHECK_LAUNCH();
+  // (tut::launch_dependent_early: early only where the kernel's wait was compiled in, sm_90 code
+  // on an sm_90 GPU; elsewhere plain stream order.)
+  tut::launch_dependent_early(fused, grid, dim3(Cfg::kThreads), Cfg::kSmemBytes, stream, d, g, x,
+                              static_cast<const float*>(u.data()), y);
   // [launch]
 }
 
