@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -27,6 +28,24 @@ int full_wave_blocks_of(const void* kernel, int threads, std::size_t dynamic_sme
   const int blocks = (per_sm > 0 ? per_sm : 1) * current_sm_count();
   cache.emplace(key, blocks);
   return blocks;
+}
+
+void allow_dynamic_smem(const void* kernel, std::size_t bytes) {
+  if (bytes <= 48 * 1024) return;  // the default limit
+  static std::mutex mutex;
+  static std::set<std::pair<const void*, int>> done;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (done.count({kernel, device}) != 0) return;
+  int optin = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (static_cast<std::size_t>(optin) < bytes) {
+    throw std::runtime_error("this GPU gives a block " + std::to_string(optin / 1024) +
+                             " KiB of shared memory; the kernel needs " + std::to_string(bytes / 1024) + " KiB");
+  }
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  done.insert({kernel, device});
 }
 
 bool can_launch_dependent_early(const void* kernel) {

@@ -29,6 +29,20 @@ int full_wave_blocks(Kernel* kernel, int threads, std::size_t dynamic_smem = 0) 
 /// has not written yet. Cached per kernel and device.
 bool can_launch_dependent_early(const void* kernel);
 
+/// Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device (needed above
+/// 48 KiB), once per kernel and device, outside any timed run if the launcher calls it before
+/// its first timed launch. Keyed by the kernel's address, not by a flag in a template launcher:
+/// every .cu file that instantiates a kernel template holds its own copy of the kernel, and each
+/// copy needs the attribute. Throws std::runtime_error, with both sizes, when the GPU gives a
+/// block less than `bytes`.
+void allow_dynamic_smem(const void* kernel, std::size_t bytes);
+
+/// allow_dynamic_smem() for a kernel function pointer.
+template <class... Params>
+void allow_dynamic_smem(void (*kernel)(Params...), std::size_t bytes) {
+  allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);
+}
+
 /// Launches `kernel` on `grid` x `block` (`smem` bytes of dynamic shared memory) on `stream`,
 /// allowed to start before the kernel before it on the stream has finished (a programmatic
 /// dependent launch: cudaLaunchAttributeProgrammaticStreamSerialization) where

@@ -164,7 +164,7 @@ void launch_transpose_tma_tiles(const float* A, float* B, std::int64_t R, std::i
   const std::int64_t tiles_r = ceil_div(R, Cfg::kBoxRows), tiles_c = ceil_div(C, Cfg::kBoxCols);
   const std::int64_t tiles = tut::blocks_for(tiles_r * tiles_c, 1);  // throws past 2^31 - 1 tiles
   const void* kernel = reinterpret_cast<const void*>(transpose_tma_tiles<Cfg>);
-  allow_dynamic_smem(kernel, Cfg::kSmemBytes);
+  tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);
   std::int64_t blocks = 0;
   if (Cfg::kTilesPerBlock == 0) {
     const std::int64_t wave = tut::full_wave_blocks_of(kernel, Cfg::kThreads, Cfg::kSmemBytes);

@@ -19,8 +19,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
-#include <set>
 #include <string>
 
 #include "common/check.hpp"
@@ -68,17 +66,6 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   wide_copy<Cfg>(A, B, R, C, t.row * Cfg::kRows, t.col * Cfg::kCols, static_cast<int>(threadIdx.x));
 }
 
-/// Raises `kernel`'s dynamic shared-memory limit to `bytes` (needed above 48 KiB), once per kernel.
-inline void allow_dynamic_smem(const void* kernel, std::size_t bytes) {
-  if (bytes <= 48 * 1024) return;
-  static std::mutex mutex;
-  static std::set<const void*> done;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (done.count(kernel) != 0) return;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  done.insert(kernel);
-}
-
 /// @brief Runs transpose_wide_tiles<Cfg> on any R x C >= 1: one block per tile. A float4
 /// configuration runs its Scalar twin when vector_path() is false (R or C not a multiple of 4,
 /// or a misaligned pointer).
@@ -93,7 +80,7 @@ void launch_transpose_wide_tiles(const float* A, float* B, std::int64_t R, std::
   }
   const std::int64_t tiles_r = ceil_div(R, Cfg::kRows), tiles_c = ceil_div(C, Cfg::kCols);
   const unsigned blocks = tut::blocks_for(tiles_r * tiles_c, 1);  // < 2^31: 32-bit tile arithmetic is safe
-  allow_dynamic_smem(reinterpret_cast<const void*>(transpose_wide_tiles<Cfg>), Cfg::kSmemBytes);
+  tut::allow_dynamic_smem(transpose_wide_tiles<Cfg>, Cfg::kSmemBytes);
   transpose_wide_tiles<Cfg><<<blocks, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       A, B, R, C, static_cast<unsigned>(tiles_r), static_cast<unsigned>(tiles_c));
   CUDA_CHECK_LAUNCH();

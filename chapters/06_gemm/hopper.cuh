@@ -159,9 +159,6 @@ struct OperandMaps {
 /// make_tensor_map() for both operands of a TMA-ready problem.
 OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m);
 
-/// Sets a kernel's dynamic shared-memory limit to `bytes` (once per kernel; throws if the GPU
-/// gives a block less).
-void set_smem_limit(const void* kernel, int bytes);
 /// @}
 
 }  // namespace gemm::sm90

@@ -131,17 +131,6 @@ OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n,
           make_tensor_map(ops.b, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, k, n, ops.ldb, kBK, kBoxN)};
 }
 
-void set_smem_limit(const void* kernel, int bytes) {
-  int dev = 0, optin = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  if (optin < bytes) {
-    throw std::runtime_error("gemm: this GPU gives a block less than the " + std::to_string(bytes / 1024) +
-                             " KiB of shared memory a Hopper step needs");
-  }
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-}
-
 }  // namespace sm90
 
 int sm_count() {

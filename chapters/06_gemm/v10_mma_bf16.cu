@@ -3,13 +3,13 @@
 /// layout, a multi-stage cp.async pipeline of 64-wide k-slices, double-buffered fragments, two
 /// blocks per SM (sm_80+).
 #include <climits>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "common/check.hpp"
+#include "common/launch.hpp"
 #include "gemm.hpp"
 #include "gemm_device.cuh"
 
@@ -378,14 +378,6 @@ using V10General = tune_bf16::M6;
 
 namespace {
 
-/// The largest dynamic shared memory a block of the current device may opt in to.
-int max_optin_smem() {
-  int dev = 0, bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  return bytes;
-}
-
 /// Launches one instantiation of v10's kernel: one block per BM x BN tile of C, a 1-D grid (the
 /// kernel maps it to tiles in raster groups).
 template <class Cfg, bool kAlignedRows>
@@ -393,15 +385,7 @@ void launch_kernel(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, 
                    const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   const std::int64_t blocks = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);
   if (blocks > INT_MAX) throw std::invalid_argument("gemm v10: too many block tiles for a 1-D grid");
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (max_optin_smem() < Cfg::kSmemBytes) {
-      throw std::runtime_error("gemm v10: this GPU gives a block less than the " +
-                               std::to_string(Cfg::kSmemBytes / 1024) + " KiB of shared memory it needs");
-    }
-    CUDA_CHECK(cudaFuncSetAttribute(gemm_v10_mma_bf16<Cfg, kAlignedRows>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Cfg::kSmemBytes));
-  });
+  tut::allow_dynamic_smem(gemm_v10_mma_bf16<Cfg, kAlignedRows>, Cfg::kSmemBytes);  // throws if the GPU has less
   gemm_v10_mma_bf16<Cfg, kAlignedRows><<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
   CUDA_CHECK_LAUNCH();

@@ -5,10 +5,10 @@
 #pragma once
 
 #include <climits>
-#include <mutex>
 #include <stdexcept>
 
 #include "common/check.hpp"
+#include "common/launch.hpp"
 #include "gemm.hpp"
 #include "hopper.cuh"
 
@@ -149,8 +149,7 @@ void launch_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alph
   if (tiles > INT_MAX) throw std::invalid_argument("gemm v12: too many block tiles for a 1-D grid");
   const sm90::TmaOperands ops = sm90::tma_operands(m, n, k, a, b, stream);
   const sm90::OperandMaps maps = sm90::operand_maps(ops, m, n, k, Cfg::BM);
-  static std::once_flag once;
-  std::call_once(once, [] { sm90::set_smem_limit(reinterpret_cast<const void*>(gemm_v12_tma_wgmma<Cfg>), Cfg::kSmemBytes); });
+  tut::allow_dynamic_smem(gemm_v12_tma_wgmma<Cfg>, Cfg::kSmemBytes);
   gemm_v12_tma_wgmma<Cfg><<<static_cast<unsigned>(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       maps.a, maps.b, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, beta, c);
   CUDA_CHECK_LAUNCH();

@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <climits>
-#include <mutex>
 #include <stdexcept>
 
 #include "common/check.hpp"
+#include "common/launch.hpp"
 #include "gemm.hpp"
 #include "hopper.cuh"
 
@@ -337,8 +337,7 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
   const std::int64_t units = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM * tiles_n;
   if (units * Cfg::kClusterM > INT_MAX) throw std::invalid_argument("gemm v14: too many block tiles for a 1-D grid");
   const WsKernel kernel = gemm_v14_warp_specialized<Cfg>;
-  static std::once_flag once;
-  std::call_once(once, [kernel] { sm90::set_smem_limit(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes); });
+  tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);
 
   const sm90::TmaOperands ops = sm90::tma_operands(m, n, k, a, b, stream);
   sm90::OperandMaps maps = sm90::operand_maps(ops, m, n, k, Cfg::BM);

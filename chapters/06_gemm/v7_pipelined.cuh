@@ -33,11 +33,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <mutex>
-#include <set>
 #include <stdexcept>
 
 #include "common/check.hpp"
+#include "common/launch.hpp"
 #include "gemm.hpp"
 #include "gemm_device.cuh"
 
@@ -394,20 +393,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 }
 // [kernel]
 
-/// Opts `kernel` in to `bytes` of dynamic shared memory (above the default 48 KB), once per
-/// kernel, outside the timed runs. Keyed by the kernel's address, not by its template arguments:
-/// every file that instantiates gemm_v7_pipelined<Cfg> holds its own copy of the kernel (v8's
-/// and v11's files both hold v8's configuration), and each copy needs the attribute. A flag
-/// inside the (shared) template launcher would be set by the first file's copy only.
-inline void allow_dynamic_smem(const void* kernel, int bytes) {
-  static std::mutex mutex;
-  static std::set<const void*> done;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (done.count(kernel) != 0) return;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  done.insert(kernel);
-}
-
 /// Launches gemm_v7_pipelined<Cfg> on a B of row stride `ldb` >= n whose columns n .. ldb-1
 /// hold zeros (opting in to more than 48 KB of shared memory when needed).
 template <class Cfg>
@@ -416,9 +401,9 @@ void launch_pipelined_ldb(std::int64_t m, std::int64_t n, std::int64_t k, float 
   if (m <= 0 || n <= 0) return;
   check_dims(m, ldb, k);
   if (ldb < n) throw std::invalid_argument("gemm: B's row stride ldb is less than n");
-  if (Cfg::kSmemBytes > 48 * 1024) {
-    allow_dynamic_smem(reinterpret_cast<const void*>(gemm_v7_pipelined<Cfg>), Cfg::kSmemBytes);
-  }
+  // Keyed by the kernel's address (tut::allow_dynamic_smem): v8's and v11's files each hold a
+  // copy of v8's configuration, and each copy needs the attribute.
+  tut::allow_dynamic_smem(gemm_v7_pipelined<Cfg>, Cfg::kSmemBytes);
   gemm_v7_pipelined<Cfg><<<tile_grid(m, n, Cfg::BM, Cfg::BN), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, static_cast<int>(ldb), beta, c);
   CUDA_CHECK_LAUNCH();

@@ -2,9 +2,9 @@
 /// @brief v9: tensor cores through WMMA: TF32 16 x 16 x 8 fragments, fp32 accumulation (sm_80+).
 #include <mma.h>
 
-#include <mutex>
 
 #include "common/check.hpp"
+#include "common/launch.hpp"
 #include "gemm.hpp"
 #include "gemm_device.cuh"
 
@@ -212,10 +212,7 @@ void launch_gemm_v9_wmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const float* b, float beta, float* c, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
-  static std::once_flag once;
-  std::call_once(once, [] {
-    CUDA_CHECK(cudaFuncSetAttribute(gemm_v9_wmma_tf32, cudaFuncAttributeMaxDynamicSharedMemorySize, v9::kSmemBytes));
-  });
+  tut::allow_dynamic_smem(gemm_v9_wmma_tf32, v9::kSmemBytes);
   gemm_v9_wmma_tf32<<<tile_grid(m, n, v9::BM, v9::BN), v9::kThreads, v9::kSmemBytes, stream>>>(
       static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
   CUDA_CHECK_LAUNCH();

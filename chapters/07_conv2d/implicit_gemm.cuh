@@ -32,10 +32,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <mutex>
 #include <stdexcept>
 
 #include "common/check.hpp"
+#include "common/launch.hpp"
 #include "conv2d.hpp"
 #include "conv2d_device.cuh"
 
@@ -320,15 +320,7 @@ void launch_implicit_gemm(const ConvShape& s, int batch, std::int64_t x_batch, s
   const bool vec = s.c % 4 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
                    reinterpret_cast<std::uintptr_t>(w) % 16 == 0 && x_batch % 4 == 0 && w_batch % 4 == 0;
   const auto kernel = vec ? conv2d_v4_implicit_gemm<Cfg, true> : conv2d_v4_implicit_gemm<Cfg, false>;
-  if (Cfg::kSmemBytes > 48 * 1024) {
-    static std::once_flag once;  // a per-kernel attribute: set once, outside the timed runs
-    std::call_once(once, [] {
-      CUDA_CHECK(cudaFuncSetAttribute(conv2d_v4_implicit_gemm<Cfg, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      Cfg::kSmemBytes));
-      CUDA_CHECK(cudaFuncSetAttribute(conv2d_v4_implicit_gemm<Cfg, false>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-    });
-  }
+  tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);  // once per kernel, outside the timed runs
   const dim3 grid(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n),
                   static_cast<unsigned>(batch * splits));
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(d, g, x, w, y);

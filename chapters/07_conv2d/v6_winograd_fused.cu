@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -363,10 +362,7 @@ int choose_splits(std::int64_t blocks, int steps, std::int64_t slots) {
 template <class Cfg>
 void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
   const auto fused = conv2d_v6_winograd_fused<Cfg>;
-  static std::once_flag once;  // a per-kernel attribute: set once, outside the timed runs
-  std::call_once(once, [fused] {
-    CUDA_CHECK(cudaFuncSetAttribute(fused, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes));
-  });
+  tut::allow_dynamic_smem(fused, Cfg::kSmemBytes);  // once per kernel, outside the timed runs
   const std::int64_t cp = round_up(s.c, Cfg::CC), kp = round_up(s.k, Cfg::KB);
   tut::DeviceBuffer<float>& u = filter_workspace(static_cast<std::size_t>(16 * cp * kp));
   const Dims d = dims_of(s);

@@ -32,6 +32,7 @@
 
 #include "common/check.hpp"
 #include "common/compare.hpp"
+#include "common/launch.hpp"
 #include "common/report.hpp"
 
 /// Chapter 08: scaled dot-product attention, from three kernels to a FlashAttention-2-class fused kernel.
@@ -302,20 +303,6 @@ inline unsigned row_tile_blocks(const Shape& s, int rows_per_block, const char* 
   return static_cast<unsigned>(blocks);
 }
 
-/// Raises a kernel's dynamic shared-memory limit to `bytes` (needed above 48 KiB); returns true so
-/// that a launcher can run it once: `static const bool ready = allow_shared_memory(kernel, bytes);`.
-template <class KernelPtr>
-bool allow_shared_memory(KernelPtr kernel, int bytes) {
-  int device = 0, optin = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (optin < bytes) {
-    throw std::runtime_error("attention: this GPU gives a block " + std::to_string(optin / 1024) +
-                             " KiB of shared memory, the kernel needs " + std::to_string(bytes / 1024));
-  }
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  return true;
-}
 /// @}
 
 /// @name Support checks of the versions (registered with them)

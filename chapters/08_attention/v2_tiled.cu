@@ -180,8 +180,7 @@ void launch_v2(const Shape& s, const float* q, const float* k, const float* v, f
                cudaStream_t stream) {
   using T = V2Tiles<D>;
   constexpr int kSmem = T::kSmemFloats * 4;
-  static const bool ready = allow_shared_memory(attention_v2_tiled<D>, kSmem);
-  (void)ready;
+  tut::allow_dynamic_smem(attention_v2_tiled<D>, kSmem);
   attention_v2_tiled<D><<<row_tile_blocks(s, T::Br, "v2_tiled"), T::kThreads, kSmem, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();

@@ -213,8 +213,7 @@ void launch_v3(const Shape& s, const float* q, const float* k, const float* v, f
   check_shape(s);
   if (s.d != T::kHeadDim) throw std::invalid_argument("v3: these tiles are compiled for D = " + std::to_string(T::kHeadDim));
   constexpr int kSmem = T::kSmemFloats * 4;
-  static const bool ready = allow_shared_memory(attention_v3_warp_rows<T>, kSmem);
-  (void)ready;
+  tut::allow_dynamic_smem(attention_v3_warp_rows<T>, kSmem);
   attention_v3_warp_rows<T><<<row_tile_blocks(s, T::Br, "v3_warp_rows"), T::kThreads, kSmem, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();

@@ -71,8 +71,7 @@ void launch_v5(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
   using Cfg = FlashConfig<D>;
   const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v5_cp_async");
   constexpr int kSmem = (Cfg::kQElems + 4 * Cfg::kKVElems) * 2;
-  static const bool ready = allow_shared_memory(attention_v5_cp_async<D>, kSmem);
-  (void)ready;
+  tut::allow_dynamic_smem(attention_v5_cp_async<D>, kSmem);
   attention_v5_cp_async<D><<<blocks, Cfg::kThreads, kSmem, stream>>>(q, k, v, o, lse, static_cast<int>(s.sq),
                                                                      static_cast<int>(s.sk), s.causal,
                                                                      s.scale() * kLog2e);

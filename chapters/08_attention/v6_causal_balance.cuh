@@ -86,8 +86,7 @@ void launch_v6(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
   if (s.d != Cfg::D) throw std::invalid_argument("v6: these tiles are compiled for D = " + std::to_string(Cfg::D));
   const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v6_causal_balance");
   constexpr int kSmem = (Cfg::kQElems + 4 * Cfg::kKVElems) * 2;
-  static const bool ready = allow_shared_memory(attention_v6_causal_balance<Cfg>, kSmem);
-  (void)ready;
+  tut::allow_dynamic_smem(attention_v6_causal_balance<Cfg>, kSmem);
   attention_v6_causal_balance<Cfg><<<blocks, Cfg::kThreads, kSmem, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.heads()), s.causal,
       s.scale() * kLog2e);

@@ -311,8 +311,7 @@ void launch_v7(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
   if (!why.empty()) throw std::invalid_argument("v7_wgmma: " + why);
   if (s.d != T::D) throw std::invalid_argument("v7: these tiles are compiled for D = " + std::to_string(T::D));
   const unsigned blocks = flash_blocks(s, q, k, v, T::Br, "v7_wgmma");  // 16-byte alignment (TMA needs it)
-  static const bool ready = allow_shared_memory(attention_v7_wgmma<T>, T::kSmemBytes);
-  (void)ready;
+  tut::allow_dynamic_smem(attention_v7_wgmma<T>, T::kSmemBytes);
   const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::Br);
   const CUtensorMap map_k = head_map(k, s.sk, s.heads(), T::D, T::Bc);
   const CUtensorMap map_v = head_map(v, s.sk, s.heads(), T::D, T::Bc);
