@@ -1,14 +1,16 @@
 /// @file
-/// @brief Thin wrappers around the sm_90a PTX of the Hopper steps (mbarrier, TMA, wgmma,
+/// @brief Thin wrappers around the Hopper PTX of the TMA and wgmma steps (mbarrier, TMA, wgmma,
 /// setmaxnreg, clusters), the shared-memory matrix descriptor of wgmma, and the run-time check
-/// that a GPU and a build can run them. Shared by chapter 06 (gemm, v12-v17) and chapter 08
-/// (attention, v7).
+/// that a GPU and a build can run them. Shared by chapter 05 (transpose, v8: mbarrier and TMA
+/// only), chapter 06 (gemm, v12-v17) and chapter 08 (attention, v7).
 ///
 /// Every wrapper is one PTX instruction (or two) with a comment saying what it does in plain
-/// terms. They exist only in device code compiled for sm_90a (`TUT_SM90A`): a kernel that uses
-/// them puts its body under `#if TUT_SM90A` and traps otherwise, and its chapter's registry
-/// reports it as skipped wherever tut::sm90::unavailable() gives a reason. What is specific to
-/// one chapter (its tile sizes, its descriptors' strides, its epilogue) stays in the chapter.
+/// terms. They exist only in device code for Hopper: mbarrier and TMA in code compiled for
+/// sm_90 or later (`TUT_SM90`), wgmma, setmaxnreg and TMA multicast only in code compiled for
+/// sm_90a (`TUT_SM90A`). A kernel that uses them puts its body under the matching `#if` and
+/// traps otherwise, and its chapter's registry reports it as skipped wherever the GPU or the
+/// build lacks them (tut::sm90::unavailable() for the sm_90a steps). What is specific to one
+/// chapter (its tile sizes, its descriptors' strides, its epilogue) stays in the chapter.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (types only: libcuda is reached through the runtime)
@@ -29,10 +31,18 @@
 #define TUT_SM90A 0
 #endif
 
-/// The sm_90a building blocks of the Hopper steps (common/hopper_ptx.cuh).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// 1 in device code compiled for sm_90 or later (mbarrier with transaction counts, TMA), else 0.
+#define TUT_SM90 1
+#else
+/// 0: host code, or device code for a GPU older than Hopper (see the branch above).
+#define TUT_SM90 0
+#endif
+
+/// The building blocks of the Hopper steps (common/hopper_ptx.cuh).
 namespace tut::sm90 {
 
-#if TUT_SM90A
+#if TUT_SM90
 
 /// The 32-bit shared-state-space address of a pointer into shared memory (what PTX wants).
 __device__ __forceinline__ unsigned shared_u32(const void* p) {
@@ -122,6 +132,7 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, i
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(x2), "r"(shared_u32(bar))
       : "memory");
 }
+#if TUT_SM90A
 /// tma_load() into every CTA of the cluster named in `cta_mask` (bit i: CTA rank i): the box
 /// lands at the same shared-memory offset in each, and completes on each one's barrier at the
 /// offset of `bar`. One read of L2 feeds several SMs (sm_90a).
@@ -133,6 +144,7 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(shared_u32(bar)), "h"(cta_mask)
       : "memory");
 }
+#endif  // TUT_SM90A
 /// Stores `src` (shared memory) to the box at (x0, x1) of `map`; the parts of the box outside
 /// the matrix are not written. Completion is tracked by bulk groups.
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, int x0, int x1, const void* src) {
@@ -154,6 +166,10 @@ __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wa
 /// (the TMA unit, wgmma): needed between st.shared and a TMA store of the same bytes.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 /// @}
+
+#endif  // TUT_SM90
+
+#if TUT_SM90A
 
 /// @name wgmma: warpgroup matrix multiply-accumulate (sm_90a)
 ///

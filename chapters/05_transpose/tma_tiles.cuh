@@ -65,11 +65,11 @@ template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads)
     transpose_tma_tiles(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         unsigned tiles_r, unsigned tiles_c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if TUT_SM90
   constexpr int S = Cfg::kStages, kBR = Cfg::kBoxRows, kBC = Cfg::kBoxCols, kElems = Cfg::kBoxElems;
   extern __shared__ unsigned char tma_smem[];
   __shared__ __align__(8) std::uint64_t bar[S];
-  const unsigned pad = (128u - smem(tma_smem) % 128u) % 128u;  // TMA boxes start at 128-byte boundaries
+  const unsigned pad = (128u - sm90::shared_u32(tma_smem) % 128u) % 128u;  // TMA boxes start at 128-byte boundaries
   float* sa = reinterpret_cast<float*>(tma_smem + pad);  // S boxes of A: [kBR][kBC]
   float* sb = sa + Cfg::kABoxes * kElems;                // kBBoxes boxes of B: [kBC][kBR]
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -86,20 +86,20 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   }
 
   if (tid == 0) {
-    for (int s = 0; s < S; ++s) mbar_init(&bar[s], 1);
-    fence_proxy_async_shared();  // the initialized barriers, visible to the TMA unit
+    for (int s = 0; s < S; ++s) sm90::mbar_init(&bar[s], 1);
+    sm90::fence_proxy_async();  // the initialized barriers, visible to the TMA unit
   }
   __syncthreads();
 
   const auto issue_load = [&](unsigned k) {  // thread 0 only: the block's k-th tile into stage k % S
     const TileCoord t = tile_banded(first + k * step, tiles_r, tiles_c, Cfg::kBand);
     const unsigned s = k % S;
-    mbar_arrive_expect_tx(&bar[s], Cfg::kBoxBytes);
+    sm90::mbar_arrive_expect_tx(&bar[s], Cfg::kBoxBytes);
     if (Cfg::kEvictFirst >= 1) {
-      tma_load_2d_hint(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s],
+      tma_load_hint(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s],
                        l2_evict_first_policy());
     } else {
-      tma_load_2d(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s]);
+      sm90::tma_load(sa + s * kElems, &map_a, static_cast<int>(t.col * kBC), static_cast<int>(t.row * kBR), &bar[s]);
     }
   };
   if (tid == 0) {
@@ -110,9 +110,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     const unsigned s = k % S, o = k % 2;
     if (tid == 0) {
       if (k + S - 1 < count) issue_load(k + S - 1);  // into stage (k - 1) % S, free since the last barrier
-      bulk_wait_group_read<1>();                     // the store of tile k - 2 has read sb[o]
+      sm90::bulk_wait_read<1>();                     // the store of tile k - 2 has read sb[o]
     }
-    mbar_wait_or_trap(&bar[s], (k / S) & 1u);  // tile k is in sa[s]
+    sm90::mbar_wait(&bar[s], (k / S) & 1u);  // tile k is in sa[s]
     __syncthreads();
 
     const float* a = sa + s * kElems;
@@ -125,20 +125,20 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       const int r = 32 * (blk / kBlocksC) + lane, c = 32 * (blk % kBlocksC) + (lane + d) % 32;
       b[c * kBR + r] = a[r * kBC + c];  // banks: read (lane + d) % 32, write lane
     }
-    fence_proxy_async_shared();
+    sm90::fence_proxy_async();
     __syncthreads();
 
     if (tid == 0) {
       const TileCoord t = tile_banded(first + k * step, tiles_r, tiles_c, Cfg::kBand);
       if (Cfg::kEvictFirst >= 2) {
-        tma_store_2d_hint(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b, l2_evict_first_policy());
+        tma_store_hint(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b, l2_evict_first_policy());
       } else {
-        tma_store_2d(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b);
+        sm90::tma_store(&map_b, static_cast<int>(t.row * kBR), static_cast<int>(t.col * kBC), b);
       }
-      bulk_commit_group();
+      sm90::bulk_commit();
     }
   }
-  if (tid == 0) bulk_wait_group_all();
+  if (tid == 0) sm90::bulk_wait_all();
 #else
   // Compiled for a GPU without TMA: never launched (the registry checks tma_unavailable()).
   (void)map_a;

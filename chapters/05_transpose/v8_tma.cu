@@ -21,7 +21,7 @@ namespace transpose {
 /// Threads per block: 4 warps transpose a 32 x 32 tile, 8 elements per thread.
 constexpr int kV8Threads = 128;
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if TUT_SM90
 // Shared-memory stages: the load of tile i + 1 and the store of tile i - 1 overlap tile i.
 constexpr int kV8Stages = 2;
 // Bytes of one tile (what each TMA load delivers, out-of-bounds zeros included).
@@ -60,7 +60,7 @@ static_assert(kV8Stages == 2, "the kernel flips between two stages with s ^ 1");
 __global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_constant__ CUtensorMap map_a,
                                                                const __grid_constant__ CUtensorMap map_b,
                                                                std::int64_t tiles_r, std::int64_t tiles_c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if TUT_SM90
   __shared__ __align__(128) float sa[kV8Stages][kTile * kTile];  // A's tiles: [r][c]
   __shared__ __align__(128) float sb[kV8Stages][kTile * kTile];  // B's tiles: [c][r]
   __shared__ __align__(8) std::uint64_t bar[kV8Stages];
@@ -68,15 +68,15 @@ __global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_cons
   const std::int64_t tiles = tiles_r * tiles_c;
 
   if (tid == 0) {
-    for (int s = 0; s < kV8Stages; ++s) mbar_init(&bar[s], 1);
-    fence_proxy_async_shared();  // the initialized barriers, visible to the TMA unit
+    for (int s = 0; s < kV8Stages; ++s) sm90::mbar_init(&bar[s], 1);
+    sm90::fence_proxy_async();  // the initialized barriers, visible to the TMA unit
   }
   __syncthreads();
 
   const auto issue_load = [&](std::int64_t tile, int s) {  // thread 0 only
     const TileCoord t = tile_row_major(tile, tiles_c);
-    mbar_arrive_expect_tx(&bar[s], kV8TileBytes);
-    tma_load_2d(sa[s], &map_a, static_cast<int>(t.col * kTile), static_cast<int>(t.row * kTile), &bar[s]);
+    sm90::mbar_arrive_expect_tx(&bar[s], kV8TileBytes);
+    sm90::tma_load(sa[s], &map_a, static_cast<int>(t.col * kTile), static_cast<int>(t.row * kTile), &bar[s]);
   };
   if (tid == 0 && blockIdx.x < tiles) issue_load(blockIdx.x, 0);
 
@@ -85,9 +85,9 @@ __global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_cons
     const int s = it % kV8Stages;
     if (tid == 0) {
       if (tile + gridDim.x < tiles) issue_load(tile + gridDim.x, s ^ 1);  // prefetch the next tile
-      bulk_wait_group_read<kV8Stages - 1>();  // the store from sb[s] (two tiles ago) has read it
+      sm90::bulk_wait_read<kV8Stages - 1>();  // the store from sb[s] (two tiles ago) has read it
     }
-    mbar_wait_or_trap(&bar[s], static_cast<unsigned>(it / kV8Stages) & 1u);  // tile is in sa[s]
+    sm90::mbar_wait(&bar[s], static_cast<unsigned>(it / kV8Stages) & 1u);  // tile is in sa[s]
     __syncthreads();
 
 #pragma unroll
@@ -96,16 +96,16 @@ __global__ void __launch_bounds__(kV8Threads) transpose_v8_tma(const __grid_cons
       const int r = lane, c = (lane + d) % kTile;
       sb[s][c * kTile + r] = sa[s][r * kTile + c];  // banks: read c, write r
     }
-    fence_proxy_async_shared();
+    sm90::fence_proxy_async();
     __syncthreads();
 
     if (tid == 0) {
       const TileCoord t = tile_row_major(tile, tiles_c);
-      tma_store_2d(&map_b, static_cast<int>(t.row * kTile), static_cast<int>(t.col * kTile), sb[s]);
-      bulk_commit_group();
+      sm90::tma_store(&map_b, static_cast<int>(t.row * kTile), static_cast<int>(t.col * kTile), sb[s]);
+      sm90::bulk_commit();
     }
   }
-  if (tid == 0) bulk_wait_group_all();
+  if (tid == 0) sm90::bulk_wait_all();
 #else
   // Compiled for a GPU without TMA: never launched (the launcher and the registry check
   // tma_unavailable() first). Trap loudly if it ever is.
