@@ -250,7 +250,7 @@ int sm_count();
 /// The configurations v11 chooses from by shape (v11_by_shape.cu; also among shape_candidates()).
 enum class ShapeConfig {
   large,  ///< 128 x 256 tiles, one block per SM (v8's configuration)
-  small,  ///< 64 x 128 tiles of 128 threads (8 x 8 each), two blocks per SM, C staged when unaligned
+  small,  ///< 64 x 128 tiles of 128 threads (8 x 8 each), 4 stages, three blocks per SM, C staged when unaligned
 };
 
 /// v11's choice for an m x n problem on a GPU with `sms` SMs: Large when its tiles fill at least

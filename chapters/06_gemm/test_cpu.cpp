@@ -218,7 +218,7 @@ TEST_CASE("the bf16 tuning candidates: at most 8, unique, exactly one is v10_mma
 }
 
 TEST_CASE("v11's configurations: at most 12, unique, none shares a name with v8's candidates", "[gemm][registry]") {
-  // Twelve launchers of seven kernels: each `_padb` candidate runs a kernel of the list on the
+  // Twelve launchers of eight kernels: each `_padb` candidate runs a kernel of the list on the
   // padded copy of B.
   const auto& cands = shape_candidates();
   REQUIRE(cands.size() >= 3);
