@@ -100,7 +100,8 @@ constexpr double kMaxFilterBytes = 4.0 * 1024 * 1024 * 1024;
 /// U, whose rows are k-contiguous for the main kernel's 16-byte copies) x 2 consecutive c. The
 /// reads of w are strided (9 C floats between neighbouring k), 32 sectors per warp load: that
 /// costs L1 cycles on the SM that issues them, so the grid is made of many small blocks (4 per
-/// 8 channels) to spread them over all SMs. It also sets `zero[0 .. zero_count)` to 0 (y, when
+/// 8 channels) to spread them over all SMs (an earlier version that staged the taps in shared
+/// memory to read w coalesced was slower: fewer, larger blocks). It also sets `zero[0 .. zero_count)` to 0 (y, when
 /// the fused kernel's splits add into it), with 16-byte stores, while the taps of its first
 /// channel are in flight. Its first instruction lets the fused kernel, launched next with
 /// programmatic stream serialization, start at once (PTX `griddepcontrol.launch_dependents`,
@@ -141,7 +142,7 @@ __global__ void __launch_bounds__(64) conv2d_v6_filter_transform(int k_count, in
   }
 }
 
-/// @brief The fused Winograd convolution: for T output tiles x KB channels per block,
+/// @brief The fused Winograd convolution: for each work item of T output tiles x KB channels,
 ///
 ///     for each step of CC input channels (two buffers: step i+1 loads while step i computes):
 ///         load the 4x4 input patch of every (tile, channel)     registers (zeros outside the image)
@@ -580,9 +581,13 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 /// on top of P; S lost everywhere (the loads issued at channel 1 were not back by channel 6:
 /// global-load stalls doubled); Z was within the noise. L: -2 us on 28x28, -4.4 on 56x56, about
 /// as predicted; F: the filter transform 6.3 -> 4.6 us on 28x28 (ncu), -1.3 us in all. Together
-/// P + L + F: **0.0578 ms on 28x28, 1.06x cuDNN's best median of those runs and 1.10x v6
-/// before; 0.1035 ms on 56x56; 0.0395 on 14x14** (251 registers in that run, fused kernel 53.1 us under
-/// ncu). That is v6 now; the recorded table below is its device-script run.
+/// P + L + F: **0.0578 ms on 28x28** (1.10x v6 before; 1.19x the fastest cuDNN fp32 row of the
+/// same run, 0.0690 ms, and 1.06x the fastest cuDNN median we have seen on this layer, 0.0612
+/// ms), **0.1035 ms on 56x56, 0.0395 ms on 14x14**; 251 registers in that build, the fused
+/// kernel 53.1 us on 28x28 under ncu. That is v6 now (253 registers as committed: the same code
+/// less the candidates' switches). Its device-script run (commit 237f1a49156a) printed 0.0397 ms
+/// on 14x14, 1.51x cuDNN's fastest fp32 row (0.0601 ms); the chapter page's recorded table is
+/// the device script's latest run.
 void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
                                      cudaStream_t stream) {
   require_valid(s, "v6_winograd_fused_nhwc");
