@@ -191,7 +191,8 @@ ShapeConfig choose_config(std::int64_t m, std::int64_t n, int sms) {
 ///   compiler (3, as both ran: 167 and 161 registers, 37 and 50 KiB of shared memory per block);
 ///   kInteriorAnyB off (its path never runs on a padded B). The SASS of the two was not compared,
 ///   and the searches ran a working tree that still held the experiments above (v7's kernel
-///   with `ldc` and reversed tile rows); the chapter's table ran the code as committed.
+///   with `ldc` and reversed tile rows); the code as committed has not yet run on a GPU (no
+///   device time was left in that session): the chapter's table still shows SmallFatStaged.
 void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
   if (choose_config(m, n, sm_count()) == ShapeConfig::large) {
