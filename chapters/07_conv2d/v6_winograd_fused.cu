@@ -586,8 +586,10 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 /// ms), **0.1035 ms on 56x56, 0.0395 ms on 14x14**; 251 registers in that build, the fused
 /// kernel 53.1 us on 28x28 under ncu. That is v6 now (253 registers as committed: the same code
 /// less the candidates' switches). Its device-script run (commit 237f1a49156a) printed 0.0397 ms
-/// on 14x14, 1.51x cuDNN's fastest fp32 row (0.0601 ms); the chapter page's recorded table is
-/// the device script's latest run.
+/// on 14x14, 1.51x cuDNN's fastest fp32 row (0.0601 ms). The recorded table (device script,
+/// commit c36a0f9f2e57, cuDNN in the same run; tests and the four sanitizers clean): **0.0572 ms
+/// on 28x28, 1.06x cuDNN's fastest fp32 row** (NCHW WINOGRAD_NONFUSED, 0.0607 ms), 0.1023 ms on
+/// 56x56 (1.54x, FFT_TILING 0.1573 ms), 0.0394 ms on 14x14 (1.53x, 0.0603 ms).
 void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
                                      cudaStream_t stream) {
   require_valid(s, "v6_winograd_fused_nhwc");

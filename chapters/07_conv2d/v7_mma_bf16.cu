@@ -225,6 +225,14 @@ void launch_v7(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 /// prediction for cuDNN was wrong: through the legacy API (cudnnFindConvolutionForwardAlgorithmEx,
 /// cuDNN 9 from PyTorch's wheel) its fastest bf16 algorithms reach 41-139 TFLOP/s on the four
 /// layers v7 runs. Skipped (C % 8 != 0) on the stem and the 6-channel image.
+///
+/// **Recorded again (commit c36a0f9f2e57), and short on 56x56.** v7 ran as before (0.0449 ms on
+/// 56x56, 0.0257 on 28x28), but cuDNN's NHWC IMPLICIT_PRECOMP_GEMM ran 56x56 in 0.0279 ms
+/// (265 TFLOP/s) where the run before had it at a median of 0.0532 ms with a minimum of 0.0284:
+/// the same algorithm, bimodal timings, and the fast mode is cuDNN's real speed (PyTorch's NHWC
+/// bf16 in the same call: 0.0290 ms). So v7 is at **0.62x cuDNN on 56x56** (target 0.8x), 1.05x
+/// on 28x28, 1.67x on 14x14 and 3.21x on the 1x1 layer. What is missing is v7's own speed: 165
+/// TFLOP/s with mma.sync, one fifth of the H100's dense bf16 peak; a wgmma step is next.
 void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream) {
   require_valid(s, "v7_mma_bf16_nhwc");
