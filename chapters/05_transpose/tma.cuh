@@ -65,19 +65,12 @@ inline CUtensorMap make_map(const float* base, std::int64_t outer, std::int64_t 
                                            : l2_promotion == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
                                            : l2_promotion == 0   ? CU_TENSOR_MAP_L2_PROMOTION_NONE
                                                                  : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-  CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};  // innermost first
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(inner) * sizeof(float)};  // bytes between rows
   const cuuint32_t box[2] = {box_inner, box_outer};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides,
-                                    box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                    promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw tut::CudaError(tut::format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
-                                                "CUresult " + std::to_string(static_cast<int>(r))));
-  }
-  return map;
+  return tut::encode_tiled_map("transpose", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box,
+                               element_strides, CU_TENSOR_MAP_SWIZZLE_NONE, promotion);
 }
 
 }  // namespace transpose

@@ -15,8 +15,7 @@ namespace gemm {
 
 namespace {
 
-using tut::EncodeTiled;
-using tut::encode_tiled;  // the driver's cuTensorMapEncodeTiled (common/tensor_map.hpp)
+using tut::encode_tiled_map;  // cuTensorMapEncodeTiled, checked (common/tensor_map.hpp)
 
 /// dst[r * dst_ld + c] = src[r * src_ld + c] for a rows x cols matrix of 2-byte elements: one
 /// block per row (grid-stride), the block's threads along the row.
@@ -74,23 +73,14 @@ namespace sm90 {
 
 CUtensorMap make_tensor_map(const void* base, CUtensorMapDataType type, int elem_bytes, std::int64_t rows,
                             std::int64_t cols, std::int64_t ld, unsigned box_rows, unsigned box_cols) {
-  const EncodeTiled encode = encode_tiled();
-  if (encode == nullptr) throw std::runtime_error("gemm: the CUDA driver does not provide cuTensorMapEncodeTiled");
-  CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * static_cast<cuuint64_t>(elem_bytes)};  // bytes per row
   const cuuint32_t box[2] = {box_cols, box_rows};
   const cuuint32_t element_strides[2] = {1, 1};
   // 128-byte swizzle (the box's rows are 128 bytes); L2 requests widened to 256 bytes; zeros
   // outside the matrix (FLOAT_OOB_FILL_NONE fills zeros, the alternative being NaN).
-  const CUresult r = encode(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw tut::CudaError(tut::format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
-                                                "CUresult " + std::to_string(static_cast<int>(r))));
-  }
-  return map;
+  return encode_tiled_map("gemm", type, 2, base, dims, strides, box, element_strides, CU_TENSOR_MAP_SWIZZLE_128B,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const __nv_bfloat16* a,

@@ -9,21 +9,12 @@
 namespace attention {
 
 CUtensorMap head_map(const __nv_bfloat16* base, std::int64_t rows, std::int64_t heads, int d, unsigned box_rows) {
-  const tut::EncodeTiled encode = tut::encode_tiled();
-  if (encode == nullptr) throw std::runtime_error("v7_wgmma: the CUDA driver does not provide cuTensorMapEncodeTiled");
-  CUtensorMap map;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(heads)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(d) * 2, static_cast<cuuint64_t>(rows) * d * 2};  // bytes
   const cuuint32_t box[3] = {64, box_rows, 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(base), dims, strides,
-                            box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw tut::CudaError(tut::format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
-                                                "CUresult " + std::to_string(static_cast<int>(r))));
-  }
-  return map;
+  return tut::encode_tiled_map("v7_wgmma", CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, dims, strides, box,
+                               element_strides, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 std::string unsupported_v7(const Shape& s) {
