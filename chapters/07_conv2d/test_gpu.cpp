@@ -1,6 +1,7 @@
 // GPU tests of chapter 07: every version (and the cuDNN baselines) against the CPU reference
 // over the shape sweep, at misaligned starts, on fresh seeds; the shapes each restricted version
-// rejects; Winograd's and bf16's accuracy; and one input above 2^31 elements ([large]).
+// rejects; the bf16 versions on the C % 64 shapes v8 (wgmma) runs ([wgmma]); Winograd's and
+// bf16's accuracy; and one input above 2^31 elements ([large]).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -71,17 +72,67 @@ TEST_CASE("every version is correct at misaligned starts (the vector paths fall 
 }
 
 TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
-  const ConvShape s = make(2, 16, 13, 15, 20, 3, 3, 1, 1, 1, 1);
+  const ConvShape thin = make(2, 16, 13, 15, 20, 3, 3, 1, 1, 1, 1);
+  const ConvShape wide = make(2, 64, 13, 15, 20, 3, 3, 1, 1, 1, 1);  // for v8 (C % 64 == 0)
   for (const auto& v : versions()) {
     if (is_library(v)) continue;
     DYNAMIC_SECTION(v.info.name) {
       if (runnable(v)) {
-        for (std::uint64_t k = 1; k <= 3; ++k) {
-          conv2d::testing::require_correct(v.kernel, v.info.name, s, tut::testing::seed() * 7 + k);
+        const ConvShape& s = unsupported_reason(v, thin).empty() ? thin : wide;
+        const std::string why = unsupported_reason(v, s);
+        if (!why.empty()) {
+          WARN(v.info.name << " skipped: " << why);
+        } else {
+          for (std::uint64_t k = 1; k <= 3; ++k) {
+            conv2d::testing::require_correct(v.kernel, v.info.name, s, tut::testing::seed() * 7 + k);
+          }
         }
       }
     }
   }
+}
+
+TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v8's wgmma path)", "[conv2d][wgmma]") {
+  // v8 runs only C % 64 == 0, which the general sweep has twice: here its edge cases. C = 64,
+  // 128, 192 and 320 (1 to 5 channel blocks per tap, more slices than pipeline stages); K = 8,
+  // 20, 64, 65, 96, 128 (partial column tiles, odd K: the single-value stores); odd H and W;
+  // stride 1 and 2; padding 0 to 2; 1x1, 3x3, 5x5 and R != S; N = 1 and 3; M = N P Q below 64
+  // and not a multiple of 64 or 128. On an H100 (132 SMs) the last two shapes give 266 and 272
+  // tiles of 128 x 64, so v8 runs its two-warpgroup kernel there, the others its one-warpgroup
+  // kernel. v7 runs them too.
+  std::vector<ConvShape> shapes = {
+      make(1, 64, 7, 5, 20, 3, 3, 1, 1, 1, 1),      // M = 35 < 64, K = 20
+      make(1, 64, 6, 6, 64, 1, 1, 0, 0, 1, 1),      // 1x1, one slice
+      make(1, 128, 5, 7, 24, 3, 3, 1, 1, 2, 2),     // stride 2, two channel blocks per tap
+      make(3, 64, 4, 5, 8, 5, 5, 2, 2, 1, 1),       // N = 3, 5x5, pad 2, K = 8
+      make(1, 64, 5, 5, 96, 3, 3, 1, 1, 1, 1),      // K = 96: a full and a half column tile
+      make(1, 192, 9, 11, 65, 3, 1, 1, 0, 1, 1),    // R != S, asymmetric padding, odd K, C = 192
+      make(2, 64, 17, 19, 128, 3, 3, 0, 0, 1, 1),   // pad 0, odd H and W, K = 128: two column tiles
+      make(3, 128, 15, 13, 72, 5, 3, 2, 1, 2, 2),   // 5x3, stride 2, K = 72
+      make(1, 320, 130, 130, 65, 1, 1, 0, 0, 1, 1), // 1x1, 5 slices, 266 tiles of 128 x 64, odd K
+      make(3, 64, 75, 77, 96, 3, 3, 1, 1, 1, 1),    // 3x3, 9 slices, 272 tiles of 128 x 64
+  };
+  std::size_t ran = 0;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const ConvShape& s = shapes[i];
+    // Under the sanitizers: the small shapes, and the first of the two-warpgroup ones.
+    const bool small = static_cast<double>(s.output_elements()) * static_cast<double>(s.reduction()) <= 2097152.0;
+    if (tut::testing::sanitizing() && !small && i + 2 != shapes.size()) continue;
+    const std::uint64_t seed = tut::testing::seed() + 17 * i;
+    const conv2d::testing::Inputs in = conv2d::testing::make_inputs(s, Precision::bf16, seed);
+    const Reference ref = make_reference(s, in.x.data(), in.w.data(), seed);
+    for (const auto& v : versions()) {
+      if (v.kernel.precision != Precision::bf16 || is_library(v) || !runnable(v)) continue;
+      const std::string why = unsupported_reason(v, s);
+      if (!why.empty()) {
+        WARN(v.info.name << " skipped on " << shape_text(s) << ": " << why);
+        continue;
+      }
+      conv2d::testing::require_matches(v.kernel, v.info.name, s, in, ref);
+      ++ran;
+    }
+  }
+  REQUIRE(ran > 0);
 }
 
 TEST_CASE("the Winograd versions on their edge cases", "[conv2d][winograd]") {
@@ -135,6 +186,8 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
     REQUIRE(winograd(strided).find("stride 1") != std::string::npos);
   }
   REQUIRE(supports_v7(odd_c).find("C % 8") != std::string::npos);
+  REQUIRE(supports_v8(odd_c).find("C % 64") != std::string::npos);
+  REQUIRE(supports_v8(make(1, 32, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 64") != std::string::npos);
   const ConvShape huge_filter = make(1, 1, 300, 300, 1, 200, 200, 0, 0, 1, 1);  // tile with halo > 48 KiB
   REQUIRE_FALSE(supports_v1(huge_filter).empty());
   REQUIRE_FALSE(supports_v2(huge_filter).empty());
@@ -147,6 +200,7 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   tut::DeviceBuffer<__nv_bfloat16> xb(static_cast<std::size_t>(odd_c.input_elements())),
       wb(static_cast<std::size_t>(odd_c.filter_elements())), yb(static_cast<std::size_t>(odd_c.output_elements()));
   REQUIRE_THROWS_AS(launch_conv2d_v7_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v8_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
   // An invalid shape: every launcher refuses it.
   const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding
   for (const auto& v : versions()) {
