@@ -250,6 +250,8 @@ void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const
 
 void launch_conv2d_v8_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                  __nv_bfloat16* y, cudaStream_t stream);
+void launch_conv2d_v9_lean_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                                      __nv_bfloat16* y, cudaStream_t stream);
 /// @}
 
 /// @name Shape limits of the versions that do not run everything
@@ -267,8 +269,8 @@ std::string supports_v5(const ConvShape& s);
 std::string supports_v6(const ConvShape& s);
 /// v7: C a multiple of 8 (16-byte cp.async rows of the input and the filter).
 std::string supports_v7(const ConvShape& s);
-/// v8: C a multiple of 64 (a slice is 64 channels of one filter tap, one 128-byte swizzle row),
-/// and a GPU and build that can run wgmma (tut::sm90::unavailable(): sm_90a code on an sm_90 GPU).
+/// v8 and v9: C a multiple of 64 (a slice is 64 channels of one filter tap, one 128-byte swizzle
+/// row), and a GPU and build that can run wgmma (tut::sm90::unavailable(): sm_90a code on an sm_90 GPU).
 std::string supports_v8(const ConvShape& s);
 /// The bytes of v3's im2col matrix for `s` (C R S x N P Q floats).
 double im2col_bytes(const ConvShape& s);

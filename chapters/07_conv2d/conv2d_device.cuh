@@ -43,6 +43,17 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool val
 }
 // [cp_async_16]
 
+/// cp_async_16() to a 32-bit shared-state-space address (a loader that keeps its destinations
+/// as numbers, adding stage offsets, instead of converting a pointer for every copy).
+__device__ __forceinline__ void cp_async_16_shared(std::uint32_t dst, const void* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+#else
+  (void)dst, (void)src, (void)valid;
+  __trap();
+#endif
+}
+
 /// Closes the group of cp.async issued by this thread since the last commit.
 __device__ __forceinline__ void cp_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

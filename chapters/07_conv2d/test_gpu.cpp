@@ -92,14 +92,15 @@ TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
   }
 }
 
-TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v8's wgmma path)", "[conv2d][wgmma]") {
-  // v8 runs only C % 64 == 0, which the general sweep has twice: here its edge cases. C = 64,
+TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v8's and v9's wgmma path)", "[conv2d][wgmma]") {
+  // v8 and v9 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
   // 128, 192 and 320 (1 to 5 channel blocks per tap, more slices than pipeline stages); K = 8,
   // 20, 64, 65, 96, 128 (partial column tiles, odd K: the single-value stores); odd H and W;
   // stride 1 and 2; padding 0 to 2; 1x1, 3x3, 5x5 and R != S; N = 1 and 3; M = N P Q below 64
   // and not a multiple of 64 or 128. On an H100 (132 SMs) the last two shapes give 266 and 272
   // tiles of 128 x 64, so v8 runs its two-warpgroup kernel there, the others its one-warpgroup
-  // kernel. v7 runs them too.
+  // kernel; they give v9's persistent grid (3 blocks per SM) 530 and 542 tiles of 64 x 64, so
+  // its blocks walk on from one tile into the next, across column tiles too. v7 runs them too.
   std::vector<ConvShape> shapes = {
       make(1, 64, 7, 5, 20, 3, 3, 1, 1, 1, 1),      // M = 35 < 64, K = 20
       make(1, 64, 6, 6, 64, 1, 1, 0, 0, 1, 1),      // 1x1, one slice
@@ -201,6 +202,8 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
       wb(static_cast<std::size_t>(odd_c.filter_elements())), yb(static_cast<std::size_t>(odd_c.output_elements()));
   REQUIRE_THROWS_AS(launch_conv2d_v7_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
   REQUIRE_THROWS_AS(launch_conv2d_v8_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v9_lean_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
+                    std::invalid_argument);
   // An invalid shape: every launcher refuses it.
   const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding
   for (const auto& v : versions()) {
