@@ -128,6 +128,10 @@ std::string unsupported_reason(const Version& v, const ConvShape& s);
 /// launcher calls it first.
 void require_valid(const ConvShape& s, const char* who);
 
+/// Throws std::invalid_argument naming `who` unless x and w start on 16-byte boundaries (the
+/// bf16 versions' 16-byte cp.async of 8 channels).
+void require_16_byte_aligned(const void* x, const void* w, const char* who);
+
 /// The number of SMs of the current device (cached): launchers size their grids with it.
 int sm_count();
 

@@ -1,6 +1,7 @@
 /// @file
-/// @brief Device helpers of the GEMM-style kernels (v4-v7): thin wrappers around the sm_80 PTX
-/// instructions cp.async, ldmatrix and mma.sync. (Chapter 06 has the same ones; chapters stay
+/// @brief Device helpers of the GEMM-style kernels (v4-v9): thin wrappers around the sm_80 PTX
+/// instructions cp.async, ldmatrix and mma.sync, the 128-byte swizzle of v8 and v9, and the
+/// bf16 versions' pair store. (Chapter 06 has the same ones; chapters stay
 /// self-contained, so they are written again here.)
 ///
 /// Each wrapper says in plain terms what it stands for. On targets below sm_80 they trap: the
@@ -29,22 +30,11 @@ __device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool vali
 #endif
 }
 
-/// Copies 16 bytes (valid) or writes 16 zero bytes (not valid: nothing is read), asynchronously.
-/// dst and src 16-byte aligned. The zero-fill is how the padding of the image gets its zeros.
+/// Copies 16 bytes (valid) or writes 16 zero bytes (not valid: nothing is read), asynchronously,
+/// to the 32-bit shared-state-space address `dst` (a loader that keeps its destinations as
+/// numbers, adding stage offsets, calls this one: v9). dst and src 16-byte aligned. The
+/// zero-fill is how the padding of the image gets its zeros.
 // [cp_async_16]
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
-               "r"(valid ? 16 : 0));
-#else
-  (void)dst, (void)src, (void)valid;
-  __trap();
-#endif
-}
-// [cp_async_16]
-
-/// cp_async_16() to a 32-bit shared-state-space address (a loader that keeps its destinations
-/// as numbers, adding stage offsets, instead of converting a pointer for every copy).
 __device__ __forceinline__ void cp_async_16_shared(std::uint32_t dst, const void* src, bool valid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
@@ -52,6 +42,33 @@ __device__ __forceinline__ void cp_async_16_shared(std::uint32_t dst, const void
   (void)dst, (void)src, (void)valid;
   __trap();
 #endif
+}
+// [cp_async_16]
+
+/// cp_async_16_shared() to a pointer into shared memory.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
+  cp_async_16_shared(smem_u32(dst), src, valid);
+}
+
+/// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` in a tile of 128-byte rows stored
+/// with the 128-byte swizzle: the physical chunk is chunk ^ (row % 8). This is the pattern TMA's
+/// CU_TENSOR_MAP_SWIZZLE_128B writes and wgmma's descriptor (layout type 1) reads, for a tile
+/// that starts on a 1024-byte boundary (8 rows of 128 bytes: one swizzle atom). v8 and v9.
+// [swizzle128]
+__device__ __forceinline__ int swizzle128(int row, int chunk) { return row * 128 + ((chunk ^ (row & 7)) << 4); }
+// [swizzle128]
+
+/// The epilogue of the bf16 versions (v7-v9): out[0], out[1] = v0, v1 (rounded to bf16) for the
+/// output channels `col` and `col` + 1 of one output pixel, those below `k_total` only; one
+/// 4-byte store where `pairs` (K even and y 4-byte aligned) and both exist, else one per value.
+__device__ __forceinline__ void store_bf16_pair(__nv_bfloat16* out, int col, int k_total, float v0, float v1,
+                                                bool pairs) {
+  if (pairs && col + 1 < k_total) {
+    *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(v0, v1);
+  } else {
+    if (col < k_total) out[0] = __float2bfloat16_rn(v0);
+    if (col + 1 < k_total) out[1] = __float2bfloat16_rn(v1);
+  }
 }
 
 /// Closes the group of cp.async issued by this thread since the last commit.

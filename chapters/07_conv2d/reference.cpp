@@ -4,6 +4,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -103,6 +104,12 @@ std::string unsupported_reason(const Version& v, const ConvShape& s) {
 void require_valid(const ConvShape& s, const char* who) {
   const std::string why = shape_error(s);
   if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+}
+
+void require_16_byte_aligned(const void* x, const void* w, const char* who) {
+  if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(w) % 16 != 0) {
+    throw std::invalid_argument(std::string(who) + ": x and w must be 16-byte aligned");
+  }
 }
 
 Dims dims_of(const ConvShape& s) {

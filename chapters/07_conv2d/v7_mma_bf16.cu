@@ -152,14 +152,7 @@ __global__ void __launch_bounds__(kThreads, 3)
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
         const int k = col0 + warp_n * 32 + nt * 8 + (lane % 4) * 2;
-        __nv_bfloat16* out = y + m * d.k + k;
-        const float v0 = acc[mt][nt][2 * half], v1 = acc[mt][nt][2 * half + 1];
-        if (pairs && k + 1 < d.k) {
-          *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(v0, v1);
-        } else {
-          if (k < d.k) out[0] = __float2bfloat16_rn(v0);
-          if (k + 1 < d.k) out[1] = __float2bfloat16_rn(v1);
-        }
+        store_bf16_pair(y + m * d.k + k, k, d.k, acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1], pairs);
       }
     }
   }
@@ -238,9 +231,7 @@ void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const
   require_valid(s, "v7_mma_bf16_nhwc");
   const std::string why = supports_v7(s);
   if (!why.empty()) throw std::invalid_argument("v7_mma_bf16_nhwc: " + why);
-  if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(w) % 16 != 0) {
-    throw std::invalid_argument("v7_mma_bf16_nhwc: x and w must be 16-byte aligned");
-  }
+  require_16_byte_aligned(x, w, "v7_mma_bf16_nhwc");
   const std::int64_t big_tiles = (s.n * s.p() * s.q() + 127) / 128 * ((s.k + BN - 1) / BN);
   if (big_tiles >= 3LL * sm_count()) {
     launch_v7<128>(s, x, w, y, stream);

@@ -21,14 +21,7 @@ constexpr int kBN = 64;            // output channels per block: the wgmma's n
 constexpr int kBK = 64;            // reduction slice: 64 bf16 = 128 bytes per row, one swizzle row
 constexpr int kStages = 4;         // slices resident in shared memory
 constexpr int kRowBytes = kBK * 2; // bytes of one tile row (one output pixel's or one filter's slice)
-
-/// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` in a tile of 128-byte rows stored
-/// with the 128-byte swizzle: the physical chunk is chunk ^ (row % 8). This is the pattern TMA's
-/// CU_TENSOR_MAP_SWIZZLE_128B writes and wgmma's descriptor (layout type 1) reads, for a tile
-/// that starts on a 1024-byte boundary (8 rows of 128 bytes: one swizzle atom).
-// [swizzle]
-__device__ __forceinline__ int swizzle128(int row, int chunk) { return row * kRowBytes + ((chunk ^ (row & 7)) << 4); }
-// [swizzle]
+static_assert(kRowBytes == 128, "the rows are those of swizzle128() (conv2d_device.cuh)");
 
 }  // namespace
 
@@ -151,18 +144,11 @@ __global__ void __launch_bounds__(128 * kGroups, kGroups == 2 ? 2 : 3)
 #pragma unroll
     for (int j = 0; j < kBN / 8; ++j) {
       const int k = col0 + 8 * j + 2 * q4;
-      __nv_bfloat16* out = y + m * d.k + k;
-      const float v0 = acc[4 * j + 2 * half], v1 = acc[4 * j + 2 * half + 1];
-      if (pairs && k + 1 < d.k) {
-        *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(v0, v1);
-      } else {
-        if (k < d.k) out[0] = __float2bfloat16_rn(v0);
-        if (k + 1 < d.k) out[1] = __float2bfloat16_rn(v1);
-      }
+      store_bf16_pair(y + m * d.k + k, k, d.k, acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1], pairs);
     }
   }
 #else
-  (void)d, (void)x, (void)w, (void)y, (void)swizzle128(0, 0);  // (used only by the sm_90a code)
+  (void)d, (void)x, (void)w, (void)y;
   __trap();  // wgmma needs sm_90a: supports_v8() keeps the runner from launching this elsewhere
 #endif
 }
@@ -239,9 +225,7 @@ void launch_conv2d_v8_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, con
   require_valid(s, "v8_wgmma_bf16_nhwc");
   const std::string why = supports_v8(s);
   if (!why.empty()) throw std::invalid_argument("v8_wgmma_bf16_nhwc: " + why);
-  if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(w) % 16 != 0) {
-    throw std::invalid_argument("v8_wgmma_bf16_nhwc: x and w must be 16-byte aligned");
-  }
+  require_16_byte_aligned(x, w, "v8_wgmma_bf16_nhwc");
   const std::int64_t big_tiles = (s.n * s.p() * s.q() + 127) / 128 * ((s.k + kBN - 1) / kBN);
   if (big_tiles >= 2LL * sm_count()) {
     launch_v8<2>(s, x, w, y, stream);  // 128 x 64 tiles, 2 blocks of 256 threads per SM

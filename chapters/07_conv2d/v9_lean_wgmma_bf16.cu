@@ -25,6 +25,7 @@ constexpr int kBK = 64;             // reduction slice: 64 channels of one tap, 
 constexpr int kStages = 4;          // slices resident in shared memory
 constexpr int kThreads = 128;       // one warpgroup: it copies and it multiplies
 constexpr int kRowBytes = kBK * 2;  // bytes of one tile row
+static_assert(kRowBytes == 128, "the rows are those of swizzle128() (conv2d_device.cuh)");
 constexpr int kABytes = kBM * kRowBytes, kStageBytes = kABytes + kBN * kRowBytes;
 constexpr int kRowsPerPass = kThreads / 8;  // 8 threads copy one row (8 chunks of 16 bytes)
 constexpr int kARows = kBM / kRowsPerPass;  // rows of A per thread and slice (4)
@@ -62,7 +63,7 @@ __global__ void __launch_bounds__(kThreads)
 
   // The loader: this thread copies chunk t % 8 of rows t / 8 + 16 i, always to the same
   // swizzled place (their row % 8 is the same), at shared address dst0 + stage offset.
-  const std::uint32_t dst0 = shared_u32(smem) + (t / 8) * kRowBytes + ((chunk ^ (t / 8 % 8)) << 4);
+  const std::uint32_t dst0 = shared_u32(smem) + swizzle128(t / 8, chunk);
   const __nv_bfloat16* corner[kARows];  // x at row i's tap (0, 0), channel 8 chunk
   int hs[kARows], ws[kARows];           // that tap's pixel (hs far outside for rows past M)
   const __nv_bfloat16* filter[kBRows];  // filter row i at channel 8 chunk, or null past K
@@ -170,13 +171,7 @@ __global__ void __launch_bounds__(kThreads)
       __nv_bfloat16* out = y + m * d.k + col;
 #pragma unroll
       for (int j = 0; j < kBN / 8; ++j) {
-        const float v0 = acc[4 * j + 2 * half], v1 = acc[4 * j + 2 * half + 1];
-        if (pairs && col + 8 * j + 1 < d.k) {
-          *reinterpret_cast<__nv_bfloat162*>(out + 8 * j) = __floats2bfloat162_rn(v0, v1);
-        } else {
-          if (col + 8 * j < d.k) out[8 * j] = __float2bfloat16_rn(v0);
-          if (col + 8 * j + 1 < d.k) out[8 * j + 1] = __float2bfloat16_rn(v1);
-        }
+        store_bf16_pair(out + 8 * j, col + 8 * j, d.k, acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1], pairs);
       }
     }
     slice = 0;
@@ -242,9 +237,7 @@ void launch_conv2d_v9_lean_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x
   require_valid(s, "v9_lean_wgmma_bf16_nhwc");
   const std::string why = supports_v8(s);
   if (!why.empty()) throw std::invalid_argument("v9_lean_wgmma_bf16_nhwc: " + why);
-  if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(w) % 16 != 0) {
-    throw std::invalid_argument("v9_lean_wgmma_bf16_nhwc: x and w must be 16-byte aligned");
-  }
+  require_16_byte_aligned(x, w, "v9_lean_wgmma_bf16_nhwc");
   const std::int64_t tiles = (s.n * s.p() * s.q() + kBM - 1) / kBM * ((s.k + kBN - 1) / kBN);
   if (tiles > INT_MAX) throw std::invalid_argument("v9_lean_wgmma_bf16_nhwc: too many tiles for an int");
   const std::int64_t slices = s.c / kBK * s.r * s.s;
