@@ -54,6 +54,7 @@ void Cli::add_int(const std::string& name, const std::string& metavar, const std
                   std::int64_t min, std::int64_t max) {
   add({name, metavar, help, true,
        [name, dst, min, max](const std::string& v) { *dst = parse_integer(name, v, min, max); }});
+  options_.back().integer = true;
 }
 
 void Cli::add_string(const std::string& name, const std::string& metavar, const std::string& help,
@@ -94,12 +95,21 @@ const Cli::Option* Cli::find(const std::string& name) const {
   return nullptr;
 }
 
+std::string Cli::size_flags() const {
+  std::string flags;
+  for (const auto& o : options_) {
+    if (o.integer && !o.common) flags += (flags.empty() ? "" : " ") + o.name;
+  }
+  return flags;
+}
+
 std::vector<std::string> Cli::parse(int argc, const char* const* argv) {
   std::vector<std::string> given;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
     bool has_inline_value = false;
+    if (arg == "-h" && find("--help") != nullptr) arg = "--help";  // the usual short form
     if (arg.rfind("--", 0) == 0) {
       const auto eq = arg.find('=');
       if (eq != std::string::npos) {
@@ -111,7 +121,11 @@ std::vector<std::string> Cli::parse(int argc, const char* const* argv) {
       throw UsageError("unexpected argument '" + arg + "' (see --help)");
     }
     const Option* option = find(arg);
-    if (option == nullptr) throw UsageError("unknown option '" + arg + "' (see --help)");
+    if (option == nullptr) {
+      const std::string sizes = size_flags();
+      throw UsageError("unknown flag " + arg + " (" +
+                       (sizes.empty() ? std::string() : "this chapter's size flags: " + sizes + "; ") + "see --help)");
+    }
     if (option->takes_value) {
       if (!has_inline_value) {
         if (i + 1 >= argc) throw UsageError(arg + ": missing value (see --help)");
@@ -141,7 +155,8 @@ std::string Cli::help() const {
 }
 
 void add_common_options(Cli& cli, CommonOptions& o) {
-  cli.add_flag("--help", "print this help and exit", &o.help);
+  const std::size_t first = cli.options_.size();
+  cli.add_flag("--help", "print this help and exit (also -h)", &o.help);
   cli.add_flag("--list", "list the versions (name, kind, minimum GPU, idea) and exit", &o.list);
   cli.add_list("--version", "NAME", "run only this version (repeatable; default: all but the exercise)",
                &o.versions);
@@ -156,6 +171,7 @@ void add_common_options(Cli& cli, CommonOptions& o) {
   cli.add_string("--json", "FILE", "write all results as JSON", &o.json);
   cli.add_string("--csv", "FILE", "write all results as CSV (one row per version and problem)", &o.csv);
   cli.add_int("--seed", "N", "seed of the random inputs", &o.seed, 0, std::numeric_limits<std::int64_t>::max());
+  for (std::size_t i = first; i < cli.options_.size(); ++i) cli.options_[i].common = true;
 }
 
 }  // namespace tut

@@ -23,7 +23,11 @@ class UsageError : public std::runtime_error {
 /// Parses a positive-or-zero integer with limits; throws UsageError naming `flag` otherwise.
 std::int64_t parse_integer(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max);
 
-/// A declarative command-line parser.
+struct CommonOptions;
+
+/// A declarative command-line parser. `-h` is accepted as `--help`. An unknown flag's error
+/// names the program's own integer flags (its problem sizes: `--n`, `--m --n --k`, `--rows
+/// --cols`, ...), that is, those not declared by add_common_options().
 class Cli {
  public:
   /// `program` and a one-line `description` for --help.
@@ -52,9 +56,14 @@ class Cli {
     std::string name, metavar, help;
     bool takes_value = true;
     std::function<void(const std::string&)> apply;
+    bool integer = false;  ///< declared with add_int
+    bool common = false;   ///< declared by add_common_options
   };
   const Option* find(const std::string& name) const;
   void add(Option option);
+  /// The program's own integer flags (its sizes), e.g. "--m --n --k"; empty if none.
+  std::string size_flags() const;
+  friend void add_common_options(Cli& cli, CommonOptions& options);
 
   std::string program_, description_;
   std::vector<Option> options_;

@@ -26,8 +26,10 @@ struct DeviceInfo {
   int cc() const { return cc_major * 10 + cc_minor; }
 };
 
-/// True if a CUDA device can be used; otherwise false and `why` says what CUDA answered.
-/// Never throws: executables use it to exit cleanly with status 3 on a machine with no GPU.
+/// True if a CUDA device can be used; otherwise false and `why` says what CUDA answered, or
+/// "no NVIDIA driver or GPU found" (and why) when there is no driver at all, which CUDA reports
+/// as an insufficient driver. Never throws: executables use it to exit cleanly with status 3 on
+/// a machine with no GPU.
 bool cuda_device_available(std::string* why = nullptr);
 
 /// Properties of device `ordinal` (copy_gbps left at 0).

@@ -9,6 +9,11 @@ high-density screens; an <img> that the page can scale down when the window is n
   the problem's baseline (the naive version). One bar per version, in run order.
 * ``sweep(family, problems, device, path)``: GB/s (or TFLOP/s) against problem size, one line per
   version, for the problems of one table ("add", "ops", ...) in a ``--sweep`` run.
+* ``library_ratios(rows, path, identifier)``: README's plot, an SVG: per chapter and precision, our
+  best version's throughput over the library's (rows from results_to_docs.headline_rows). The
+  file is the same bytes for the same rows and matplotlib version (no date, fixed ids), and its
+  metadata carries ``identifier``, a digest of the rows, which ``results_to_docs.py --check``
+  compares without needing matplotlib.
 
 Importing this module fails with ImportError when matplotlib is missing; results_to_docs.py
 then builds the pages without plots and says so. Run it alone to draw the plots of one file:
@@ -18,6 +23,7 @@ then builds the pages without plots and says so. Run it alone to draw the plots 
 import json
 import math
 import pathlib
+import re
 import sys
 
 import matplotlib
@@ -199,6 +205,24 @@ def size_axis(problems):
     return ("*".join(varying) if varying else "problem"), xs
 
 
+#: Sweep lines of the rows that are not ours: each kind its own style.
+SERIES_STYLES = {"library": {"linestyle": "--", "color": "#555555", "marker": "x"},
+                 "solution": {"linestyle": "-.", "color": KIND_COLORS["solution"], "marker": "D"},
+                 "exercise": {"linestyle": "-.", "color": KIND_COLORS["exercise"], "marker": "v"}}
+#: Our lines: tab10 without its grey, then the same colours again with another line and marker.
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
+ROUNDS = [{"linestyle": "-", "marker": "o"}, {"linestyle": (0, (5, 2)), "marker": "s"},
+          {"linestyle": (0, (1, 1.2)), "marker": "^"}]
+
+
+def series_style(kind, index):
+    """The line style of a sweep's series: its kind's, or, for the index-th series of ours, a
+    (colour, line, marker) that no other of the first 27 has."""
+    if kind in SERIES_STYLES:
+        return dict(SERIES_STYLES[kind])
+    return dict(ROUNDS[index // len(PALETTE) % len(ROUNDS)], color=PALETTE[index % len(PALETTE)])
+
+
 def sweep(family, problems, device, path):
     """Throughput against problem size for one table of a sweep; returns the width to show it at
     (CSS pixels), or 0 when nothing was timed (no file)."""
@@ -217,18 +241,12 @@ def sweep(family, problems, device, path):
     if not series:
         return 0
     fig, ax = plt.subplots(figsize=(7.6, 4.2))
-    palette = [plt.get_cmap("tab10")(i) for i in (0, 1, 2, 3, 4, 5, 6, 8, 9)]  # tab10 without its grey
-    styles = {"library": {"linestyle": "--", "color": "#555555"},
-              "solution": {"linestyle": "-.", "color": KIND_COLORS["solution"]},
-              "exercise": {"linestyle": "-.", "color": KIND_COLORS["exercise"]}}
     ours = 0
     for name, (kind, points) in series.items():
         points.sort()
-        style = styles.get(kind)
-        if style is None:
-            style = {"color": palette[ours % len(palette)]}
-            ours += 1
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3.5, linewidth=1.4,
+        style = series_style(kind, ours)
+        ours += kind not in SERIES_STYLES
+        ax.plot([p[0] for p in points], [p[1] for p in points], markersize=3.5, linewidth=1.4,
                 label=name if kind in ("ours", name) else f"{name} ({kind})", **style)
     if metric == "gbps" and isinstance(device.get("copy_gbps"), (int, float)) and device["copy_gbps"] > 0:
         ax.axhline(device["copy_gbps"], color=ROOF_COLOR, linestyle=":", linewidth=1)
@@ -242,9 +260,50 @@ def sweep(family, problems, device, path):
     ax.set_ylim(bottom=0)
     ax.grid(color="#e3e3e3", linewidth=0.6)
     ax.set_axisbelow(True)
-    ax.set_title(f"{family}: throughput against size ({problems[0].get('dtype', '')})", loc="left")
+    dtype = str(problems[0].get("dtype", ""))
+    ax.set_title(f"{family}: throughput against size" + ("" if family == dtype else f" ({dtype})"), loc="left")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
     return _save(fig, path)
+
+
+def library_ratios(rows, path, identifier):
+    """README's plot (SVG): one bar per row from 1 (the library) to our best version's throughput
+    over the library's, on a log scale. Writes `path` only if its bytes changed."""
+    import io
+
+    labels = [f"{r['chapter']}: {r['problem']}" + ("" if r["dtype"] in r["problem"].split() else f" ({r['dtype']})")
+              for r in rows]
+    gpus = sorted({r["gpu"] for r in rows})
+    with matplotlib.rc_context({"svg.hashsalt": "cuda-optimization-tutorial", "svg.fonttype": "none"}):
+        fig, ax = plt.subplots(figsize=(8.6, 0.9 + 0.34 * len(rows)))
+        y = list(range(len(rows)))
+        ratios = [r["ratio"] for r in rows]
+        colors = [KIND_COLORS["ours"] if v >= 1 else "#9bb5d6" for v in ratios]
+        # Bars start at 1 (the library): right of it faster, left of it slower; on a log scale.
+        ax.barh(y, [v - 1.0 for v in ratios], left=1.0, color=colors, height=0.66)
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(min(ratios + [1.0]) / 1.4, max(ratios + [1.0]) * 3.2)  # room for the names
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+        ax.axvline(1.0, color="#444444", linewidth=0.9)
+        for yi, r in zip(y, rows):
+            ax.text(max(r["ratio"], 1.0) * 1.05, yi, f"{r['ratio']:.2f}x  {r['version']}", va="center", ha="left",
+                    fontsize=8)
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels, fontsize=8.5)
+        ax.invert_yaxis()
+        ax.tick_params(axis="y", length=0)
+        ax.grid(axis="x", color="#e3e3e3", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.set_xlabel("our best version's throughput / the library's, same run (right of 1x: faster)")
+        ax.set_title(f"Best version against the library, per chapter ({', '.join(gpus)})", loc="left")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight",
+                    metadata={"Date": None, "Creator": None, "Identifier": identifier})
+        plt.close(fig)
+    data = re.sub(rb"[ \t]+\n", b"\n", buf.getvalue())  # no trailing blanks (path data ends lines with one)
+    path = pathlib.Path(path)
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
 
 
 def main(argv):

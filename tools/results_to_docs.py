@@ -14,18 +14,33 @@ Doxygen reads through EXAMPLE_PATH (\\includedoc) and IMAGE_PATH (\\image):
   guides_list.md          the guides found in docs/guides/ (grading appears once it exists).
   profiling_chapters.md   per chapter: nsys/ncu command lines and what to read (profiling guide).
 
+It also keeps README.md's results in step with docs/results: the table between the markers
+`<!-- results:begin -->` and `<!-- results:end -->` (per chapter and precision, our fastest version
+against the library row of the same run) and its plot, docs/figures/results_vs_library.svg, whose
+metadata carries a digest of the numbers it draws. `--check` fails (status 1) when either is out
+of step, without rewriting anything and without needing matplotlib (the docs build runs it);
+`--update-readme` rewrites both (the plot needs matplotlib).
+
 Numbers are copied from the JSON files (written by real GPU runs, never by hand); nothing here
 is typed in. New chapters (a chapters/NN_name/ folder) and new result files are picked up on the
 next docs build. Usage:
 
     tools/results_to_docs.py --results docs/results --out build/docs/generated --chapters chapters
                              [--guides docs/guides] [--no-plots]
+    tools/results_to_docs.py --check            # README.md's table and plot against docs/results
+    tools/results_to_docs.py --update-readme    # rewrite them (after committing new results)
+
+--results, --chapters and --readme default to the repository's docs/results, chapters and README.md.
 """
 import argparse
+import hashlib
 import json
 import pathlib
 import re
 import sys
+import textwrap
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # ----------------------------------------------------------------------------------------------
 # The curriculum: every chapter of the tutorial, in order, whether or not it is written yet.
@@ -372,7 +387,8 @@ def render_sweep(name, data, source, plotter, writer):
         fname = f"sweep_{name}_{slugify(family)}_{slugify(dtype)}.png"
         width = draw(plotter.sweep, family, group, dev, writer.path(fname))
         if width:
-            out.append(f'\\image html {fname} "{esc(family)} ({esc(dtype)}): throughput against size, one line '
+            name_text = esc(family) if family == dtype else f"{esc(family)} ({esc(dtype)})"
+            out.append(f'\\image html {fname} "{name_text}: throughput against size, one line '
                        f'per version; dotted: the measured copy bandwidth." width={width}')
     return out
 
@@ -432,6 +448,8 @@ def chapter_rows(chapters):
 
 
 def results_summary(files):
+    """(data, the learning path's results cell): per precision, the best version's ratio to its
+    library (the same rows as README's table), and the GPU."""
     if files is None or files["main"] is None:
         return None, "not yet"
     data, why = load_report(files["main"])
@@ -439,12 +457,14 @@ def results_summary(files):
         return None, "unreadable JSON"
     dev = (data.get("device") or {}).get("name", "a GPU")
     wrong = any(ran_wrong(r) for p in data["problems"] for r in p.get("results", []))
-    return data, esc(dev) + (" (**some results wrong**)" if wrong else "")
+    lines = [f"**{h['ratio']:.2f}x** {code(h['library'])} ({esc(h['dtype'])}, {code(h['version'])})"
+             for h in headline_rows(data)]
+    return data, "<br>".join(lines + [esc(dev) + (" (**some results wrong**)" if wrong else "")])
 
 
 def learning_path(rows, files):
     anchors = {r["num"]: r["disk"]["anchor"] for r in rows if r["disk"] and r["disk"]["anchor"]}
-    lines = ["| # | chapter | what you learn | builds on | measured against | results |",
+    lines = ["| # | chapter | what you learn | builds on | measured against | best version / library |",
              "|---|---|---|---|---|---|"]
     for r in rows:
         disk = r["disk"]
@@ -539,20 +559,205 @@ def profiling_chapters(rows, files):
 
 
 # ----------------------------------------------------------------------------------------------
+# README.md's results: a table and one plot, checked by the docs build
+# ----------------------------------------------------------------------------------------------
+README_BEGIN = "<!-- results:begin"
+README_END = "<!-- results:end -->"
+FIGURE = "docs/figures/results_vs_library.svg"
+LADDER = re.compile(r"^[a-z]\d+_")  # v0_naive, t3_streaming_loads: a step of a chapter's ladder
+
+
+def timed_ok(row):
+    return not row.get("skipped") and row.get("correct") is True and is_num(row.get("median_ms")) \
+        and row["median_ms"] > 0
+
+
+def headline_rows(data):
+    """Per precision, the first problem of `data` (a chapter's default run) with a timed library
+    row: the fastest correct step of the ladder (kind "ours", named vN_...; not helpers such as
+    copy_kernel) and that library row, with the ratio the run recorded (vs_library: throughput
+    over the library's, same run, same data)."""
+    rows, done = [], set()
+    for p in data.get("problems", []):
+        dtype = str(p.get("dtype", ""))
+        if dtype in done:
+            continue
+        lib = next((r for r in p.get("results", []) if r.get("version") == p.get("library") and timed_ok(r)), None)
+        ours = [r for r in p.get("results", []) if r.get("kind") == "ours" and LADDER.match(str(r.get("version", "")))
+                and timed_ok(r) and is_num(r.get("vs_library"))]
+        if lib is None or not ours:
+            continue
+        best = min(ours, key=lambda r: r["median_ms"])
+        done.add(dtype)
+        rows.append({"problem": str(p.get("label", "")), "dtype": dtype, "version": str(best["version"]),
+                     "ms": best["median_ms"], "library": str(lib["version"]), "library_ms": lib["median_ms"],
+                     "ratio": best["vs_library"], "metric": p.get("metric", "gbps"),
+                     "gpu": str((data.get("device") or {}).get("name", "an unknown GPU"))})
+    return rows
+
+
+def readme_rows(chapters, files):
+    """headline_rows() of every chapter with a readable default run, in chapter order."""
+    out = []
+    for c in chapters:
+        main = files.get(c["name"], {}).get("main")
+        data = load_report(main)[0] if main else None
+        for h in headline_rows(data) if data else []:
+            out.append(dict(h, chapter=f"{c['num']} {c['slug']}", dir=c["dir"].name))
+    return out
+
+
+def rows_digest(rows):
+    """A digest of the numbers the README's plot draws: the figure carries it in its metadata."""
+    keys = ("chapter", "problem", "dtype", "version", "library", "ratio", "gpu")
+    text = json.dumps([[r[k] for k in keys] for r in rows], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def problem_text(row):
+    """A problem's label, with its precision unless the label already says it."""
+    return row["problem"] if row["dtype"] in row["problem"].split() else f"{row['problem']} ({row['dtype']})"
+
+
+def md(text):
+    """Free text in a GitHub Markdown table cell."""
+    return str(text).replace("|", "\\|")
+
+
+def readme_block(rows):
+    """The Markdown between README's markers (the markers included)."""
+    gpus = sorted({r["gpu"] for r in rows})
+    per_row_gpu = len(gpus) > 1
+    out = [README_BEGIN + " (written by tools/results_to_docs.py --update-readme from docs/results; "
+           "do not edit by hand) -->", ""]
+    if not rows:
+        return "\n".join(out + ["No measured results yet.", "", README_END])
+    out.append("| chapter | problem | our best version | its time | library | library's time | vs library |"
+               + (" GPU |" if per_row_gpu else ""))
+    out.append("|---|---|---|---:|---|---:|---:|" + ("---|" if per_row_gpu else ""))
+    for r in rows:
+        out.append(f"| [{md(r['chapter'])}](chapters/{r['dir']}/README.md) | {md(problem_text(r))} "
+                   f"| `{r['version']}` | {sig(r['ms'])} ms | `{r['library']}` | {sig(r['library_ms'])} ms "
+                   f"| **{r['ratio']:.2f}x** |" + (f" {md(r['gpu'])} |" if per_row_gpu else ""))
+    note = (("Measured on " + ", ".join(md(g) for g in gpus) + ". " if not per_row_gpu else "")
+            + "Per chapter and precision, the first problem of `docs/results/<chapter>.json` (the chapter's "
+            "default run): the fastest correct step of our ladder against the library row it is compared with "
+            "in the same run. *vs library* is our throughput (GB/s or TFLOP/s) over the library's, so above "
+            "1 is faster; it is the ratio of the times except where the library row does a different job "
+            "(elementwise's `cudaMemcpy`, the copy roof, moves two streams where `add` moves three). Every "
+            "problem and version is on the chapter's page.")
+    out += ["", textwrap.fill(note, width=100, break_on_hyphens=False), "",
+            f"![Our best version's throughput over the library's, per chapter and precision]({FIGURE})",
+            "",
+            README_END]
+    return "\n".join(out)
+
+
+def readme_split(text):
+    """(before, block, after) of README's text, or None without both markers."""
+    start = text.find(README_BEGIN)
+    end = text.find(README_END, start + 1) if start >= 0 else -1
+    if start < 0 or end < 0:
+        return None
+    end += len(README_END)
+    return text[:start], text[start:end], text[end:]
+
+
+def figure_digest(svg_path):
+    """The digest recorded in the plot's metadata, or None."""
+    try:
+        m = re.search(r"results-digest:([0-9a-f]+)", pathlib.Path(svg_path).read_text(errors="replace"))
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def readme_command(readme, results):
+    """The command that rewrites README's block (short when the paths are the repository's)."""
+    if pathlib.Path(readme).resolve() == ROOT / "README.md" and \
+            pathlib.Path(results).resolve() == ROOT / "docs" / "results":
+        return "python3 tools/results_to_docs.py --update-readme"
+    return f"python3 tools/results_to_docs.py --results {results} --readme {readme} --update-readme"
+
+
+def check_readme(readme, figure, rows, results):
+    """Returns 0 when README's block and the plot's digest match docs/results, else prints why and 1."""
+    parts = readme_split(pathlib.Path(readme).read_text())
+    problems = []
+    if parts is None:
+        problems.append(f"{readme} has no results block (the lines {README_BEGIN} ... --> and {README_END})")
+    elif parts[1] != readme_block(rows):
+        problems.append(f"{readme}'s results table is out of step with {results}")
+    if figure_digest(figure) != rows_digest(rows):
+        problems.append(f"{figure} was not drawn from the current {results} (its results-digest differs)")
+    for line in problems:
+        print(f"results_to_docs.py: error: {line}", file=sys.stderr)
+    if problems:
+        print(f"results_to_docs.py: rewrite them with: {readme_command(readme, results)}", file=sys.stderr)
+        return 1
+    print(f"results_to_docs.py: {readme}'s results table and {figure} are in step with {results}")
+    return 0
+
+
+def update_readme(readme, figure, rows):
+    """Rewrites README's block and draws the plot; returns the exit status."""
+    readme = pathlib.Path(readme)
+    text = readme.read_text()
+    parts = readme_split(text)
+    if parts is None:
+        print(f"results_to_docs.py: error: {readme} has no results block; add the two lines\n"
+              f"{README_BEGIN} -->\n{README_END}\nwhere the table goes, then run this again", file=sys.stderr)
+        return 1
+    new = parts[0] + readme_block(rows) + parts[2]
+    if new != text:
+        readme.write_text(new)
+    try:
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+        import plot_results  # noqa: E402  (optional dependency)
+    except ImportError as e:
+        print(f"results_to_docs.py: error: {readme} updated, but drawing {figure} needs matplotlib ({e}): "
+              "apt-get install python3-matplotlib", file=sys.stderr)
+        return 1
+    plot_results.library_ratios(rows, figure, "results-digest:" + rows_digest(rows))
+    print(f"results_to_docs.py: wrote {readme}'s results table and {figure} ({len(rows)} rows)")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
 def warn(message):
     print(f"results_to_docs.py: warning: {message}", file=sys.stderr)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--results", required=True, help="folder of result JSON files (docs/results)")
-    ap.add_argument("--out", required=True, help="generated folder (build/docs/generated)")
-    ap.add_argument("--chapters", required=True, help="the chapters/ folder")
+    ap.add_argument("--results", default=str(ROOT / "docs" / "results"),
+                    help="folder of result JSON files (default: the repository's docs/results)")
+    ap.add_argument("--out", help="generated folder of the docs pages (build/docs/generated)")
+    ap.add_argument("--chapters", default=str(ROOT / "chapters"), help="the chapters/ folder")
     ap.add_argument("--guides", help="docs/guides (default: next to --results)")
     ap.add_argument("--no-plots", action="store_true", help="do not draw plots even if matplotlib is there")
+    ap.add_argument("--readme", default=str(ROOT / "README.md"),
+                    help="the README with the results block (with --check or --update-readme)")
+    ap.add_argument("--figure", help=f"README's plot (default: {FIGURE} of the repository)")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true",
+                      help="fail when README's results table or plot is out of step with --results")
+    mode.add_argument("--update-readme", action="store_true", help="rewrite README's results table and plot")
     args = ap.parse_args()
+    if not (args.out or args.check or args.update_readme):
+        ap.error("give --out (the docs pages), --check or --update-readme")
 
     results_dir = pathlib.Path(args.results)
+    chapters = discover_chapters(args.chapters)
+    files = result_files(results_dir, [c["name"] for c in chapters])
+    if args.check or args.update_readme:
+        figure = pathlib.Path(args.figure) if args.figure else ROOT / FIGURE
+        rows = readme_rows(chapters, files)
+        status = (check_readme(args.readme, figure, rows, args.results) if args.check
+                  else update_readme(args.readme, figure, rows))
+        if status or not args.out:
+            return status
+
     guides_dir = pathlib.Path(args.guides) if args.guides else results_dir.parent / "guides"
     writer = Writer(args.out)
 
@@ -568,11 +773,6 @@ def main():
                          "built these pages (`apt-get install python3-matplotlib`).")
             print(f"results_to_docs.py: plots skipped ({e})", file=sys.stderr)
 
-    chapters = discover_chapters(args.chapters)
-    names = []
-    for c in chapters:
-        names.append(c["name"])
-    files = result_files(results_dir, names)
     for c in chapters:
         text = render_chapter(c["name"], files[c["name"]], plotter, plot_note, writer)
         writer.text(f"results_{c['name']}.md", text)

@@ -83,9 +83,27 @@ TEST_CASE("unknown flags, missing values and stray arguments are usage errors", 
   REQUIRE_THROWS_AS(parse({"--json", ""}), UsageError);
   try {
     parse({"--frobnicate"});
+    FAIL("no error");
   } catch (const UsageError& e) {
-    REQUIRE(std::string(e.what()) == "unknown option '--frobnicate' (see --help)");
+    // The program's own integer flags (its sizes) are named; --reps, --seed etc. are not.
+    REQUIRE(std::string(e.what()) == "unknown flag --frobnicate (this chapter's size flags: --n; see --help)");
   }
+  CommonOptions o;
+  Cli bare("prog", "no size flags");
+  tut::add_common_options(bare, o);
+  const char* argv[] = {"prog", "--frobnicate"};
+  try {
+    bare.parse(2, argv);
+    FAIL("no error");
+  } catch (const UsageError& e) {
+    REQUIRE(std::string(e.what()) == "unknown flag --frobnicate (see --help)");
+  }
+}
+
+TEST_CASE("-h is --help", "[cli]") {
+  REQUIRE(parse({"-h"}).common.help);
+  REQUIRE(parse({"--help"}).common.help);
+  REQUIRE_THROWS_AS(parse({"-x"}), UsageError);
 }
 
 TEST_CASE("help lists every flag and the exit statuses", "[cli]") {
