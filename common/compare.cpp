@@ -9,9 +9,15 @@
 namespace tut {
 
 void ErrorStats::add(std::size_t index, double got, double expected, const Tolerance& tol) {
+  add(index, got, expected, std::fabs(expected), tol);
+}
+
+void ErrorStats::add(std::size_t index, double got, double expected, double magnitude, const Tolerance& tol) {
   ++count_;
-  const double bound = tol.atol + tol.rtol * std::fabs(expected);
+  if (magnitude != std::fabs(expected)) magnitudes_ = true;
+  const double bound = tol.atol + tol.rtol * magnitude;
   sum_sq_ref_ += expected * expected;
+  sum_sq_scale_ += magnitude * magnitude;
   Mismatch m{index, got, expected, std::numeric_limits<double>::infinity()};
   if (!std::isfinite(got)) {
     ++nonfinite_;
@@ -43,6 +49,8 @@ void ErrorStats::merge(const ErrorStats& other) {
   over_ += other.over_;
   sum_sq_diff_ += other.sum_sq_diff_;
   sum_sq_ref_ += other.sum_sq_ref_;
+  sum_sq_scale_ += other.sum_sq_scale_;
+  magnitudes_ = magnitudes_ || other.magnitudes_;
   max_abs_ = std::max(max_abs_, other.max_abs_);
   for (const Mismatch& m : other.worst_) remember(m);
 }
@@ -55,6 +63,7 @@ ErrorStats ErrorStats::from_totals(std::size_t count, std::size_t nonfinite, std
   s.over_ = over;
   s.sum_sq_diff_ = sum_sq_diff;
   s.sum_sq_ref_ = sum_sq_ref;
+  s.sum_sq_scale_ = sum_sq_ref;
   s.max_abs_ = max_abs;
   return s;
 }
@@ -62,8 +71,8 @@ ErrorStats ErrorStats::from_totals(std::size_t count, std::size_t nonfinite, std
 double ErrorStats::rel_norm_error() const {
   if (nonfinite_ > 0) return std::numeric_limits<double>::infinity();
   const double diff = std::sqrt(sum_sq_diff_);
-  const double ref = std::sqrt(sum_sq_ref_);
-  return ref > 0.0 ? diff / ref : diff;
+  const double scale = std::sqrt(sum_sq_scale_);
+  return scale > 0.0 ? diff / scale : diff;
 }
 
 double ErrorStats::max_abs_error() const {
@@ -81,7 +90,8 @@ std::string ErrorStats::describe(const Tolerance& tol, const IndexFormatter& whe
   os.precision(9);
   os << (passed(tol) ? "PASS" : "FAIL") << ": " << count_ << " elements, rel. norm error " << rel_norm_error()
      << " (limit " << tol.max_rel_norm << "), max abs error " << max_abs_error() << ", " << over_
-     << " over atol " << tol.atol << " + rtol " << tol.rtol << " * |ref|";
+     << " over atol " << tol.atol << " + rtol " << tol.rtol << (magnitudes_ ? " * sum|terms|" : " * |ref|");
+  if (magnitudes_) os << " (errors relative to the magnitude of each result's terms, sum|terms|)";
   if (nonfinite_ > 0) os << ", " << nonfinite_ << " NaN/Inf outputs (never pass)";
   if (count_ == 0) os << " (nothing was checked: that never passes)";
   if (!tol.why.empty()) os << "\n  tolerance: " << tol.why;

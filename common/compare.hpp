@@ -4,6 +4,13 @@
 /// Two measures, both required to pass:
 /// - the normwise relative error ||got - ref||_2 / ||ref||_2 (how wrong the result is overall);
 /// - every element within atol + rtol * |ref| (catches a few wrong elements a norm would hide).
+///
+/// A result that is a sum of terms (a dot product, a reduction, a convolution) can be much
+/// smaller than its terms when they cancel, and then an honest rounding error is large relative
+/// to |ref|. Such checks pass each element's *magnitude* m = sum |term| as well
+/// (ErrorStats::add with a magnitude): the element bound becomes atol + rtol * m and the normwise
+/// error ||got - ref|| / ||m||. Set rtol to the error factor of the summation order the version
+/// uses (about n u for a serial chain of n terms, log2(n) u for a tree, u = 2^-24 in fp32).
 /// A NaN or infinite output element always fails, whatever the tolerances: all checks are written
 /// as `!(err <= tol)`, which is true for NaN. On failure the worst few indices are reported.
 #pragma once
@@ -41,8 +48,11 @@ class ErrorStats {
   /// How many worst elements are remembered for the report.
   static constexpr std::size_t kWorstKept = 5;
 
-  /// Adds one element.
+  /// Adds one element (its magnitude is |expected|).
   void add(std::size_t index, double got, double expected, const Tolerance& tol);
+  /// Adds one element that is a sum of terms: `magnitude` = sum of |term| (>= |expected|) scales
+  /// both its bound (atol + rtol * magnitude) and the normwise error's denominator.
+  void add(std::size_t index, double got, double expected, double magnitude, const Tolerance& tol);
   /// Adds the elements of another accumulator (for a disjoint set of indices).
   void merge(const ErrorStats& other);
 
@@ -57,7 +67,8 @@ class ErrorStats {
   std::size_t nonfinite() const { return nonfinite_; }
   /// Number of elements outside atol + rtol*|ref| (non-finite ones included).
   std::size_t over_tolerance() const { return over_; }
-  /// ||got - ref|| / ||ref|| (or ||got - ref|| when the reference is all zeros); +inf if any
+  /// ||got - ref|| / ||m||, where m is each element's magnitude (|ref|, or the sum of its terms'
+  /// magnitudes where add() was given them); ||got - ref|| when m is all zeros; +inf if any
   /// output is non-finite.
   double rel_norm_error() const;
   /// Largest |got - ref| over finite elements (+inf if any output is non-finite).
@@ -80,6 +91,8 @@ class ErrorStats {
   std::size_t over_ = 0;
   double sum_sq_diff_ = 0.0;
   double sum_sq_ref_ = 0.0;
+  double sum_sq_scale_ = 0.0;  // sum of magnitude^2: the normwise error's denominator
+  bool magnitudes_ = false;    // some element came with a magnitude of its terms
   double max_abs_ = 0.0;
   std::vector<Mismatch> worst_;
 };

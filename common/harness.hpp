@@ -125,7 +125,7 @@ class Chapter {
   virtual std::string description() const = 0;
   /// Declares the chapter's own flags (problem sizes, --op, --dtype, ...).
   virtual void add_options(Cli& cli) = 0;
-  /// Every version it can run, in table order (ladder, baselines, exercise, solution).
+  /// Every version it can run, in table order (ladder, baselines, extra rows such as tuning candidates).
   virtual std::vector<VersionInfo> versions() const = 0;
   /// The problems to run: the default problem(s), or the size sweep when `sweep` is true.
   /// Throws UsageError for invalid flag combinations.
@@ -134,21 +134,13 @@ class Chapter {
   virtual void run(const Problem& problem, Session& session) = 0;
 };
 
-/// A row of a chapter's table that is not in its registry: the exercise or its solution.
+/// A row of a chapter's table that is not in its registry (e.g. a tuning candidate). The
+/// exercise is not a row of any table: it has its own check (common/exercise/checker.hpp).
 template <class Run>
 struct ExtraRow {
-  VersionInfo info;  ///< "exercise" or "solution", with the matching kind
+  VersionInfo info;  ///< its name, summary, minimum GPU and kind
   Run run;           ///< how to run it (the chapter's launcher type)
 };
-
-/// The exercise and solution rows every chapter adds to its table: `idea` says what the student
-/// writes (e.g. "float4 add"), `file` the file they edit; both run on sm_75 and newer.
-template <class Run>
-std::vector<ExtraRow<Run>> exercise_rows(const std::string& idea, const std::string& file, Run exercise,
-                                         Run solution) {
-  return {{{"exercise", "your " + idea + " (" + file + ")", 75, Kind::exercise}, exercise},
-          {{"solution", "the reference solution of the " + idea + " exercise", 75, Kind::solution}, solution}};
-}
 
 /// The whole executable: returns the exit status (see ExitStatus). Never throws.
 int chapter_main(Chapter& chapter, int argc, const char* const* argv);

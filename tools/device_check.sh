@@ -5,8 +5,9 @@
 #                               [--phases "build test sanitize run tune"] [--sanitize-only "a b"] [--pack]
 #
 # 1. configures and builds for the local GPU (Release, Ninja if available);
-# 2. runs every GPU test (ctest, all labels but `exercise`: the `slow` ones too), then the
-#    exercise label on its own (an untouched skeleton is expected to fail there); the summary
+# 2. runs every GPU test (ctest, all labels but `exercise`: the `slow` ones too; the solution of
+#    each exercise is checked there, by its checker in a separate process), then the exercise
+#    label on its own (an untouched skeleton is expected to fail there); the summary
 #    gives each chapter's test time, with and without its `slow` tests;
 # 3. runs compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU test
 #    executables at small sizes (TUTORIAL_SANITIZE=1), [slow] and [large] cases left out;
@@ -90,10 +91,10 @@ if want build; then
   targets=()
   if [ -n "$only" ]; then  # only the named chapters' executables and tests
     for ch in $only; do
-      for t in "$ch" "test_${ch}_cpu" "test_${ch}_gpu" "test_${ch}_exercise" "test_${ch}_solution"; do targets+=(--target "$t"); done
+      for t in "$ch" "test_${ch}_cpu" "test_${ch}_gpu" "exercise_${ch}" "solution_${ch}" "check_${ch}"; do targets+=(--target "$t"); done
       grep -q "add_executable(${ch}_tune" "$root"/chapters/*/CMakeLists.txt && targets+=(--target "${ch}_tune")
     done
-    targets+=(--target test_common --target test_common_gpu)
+    targets+=(--target test_common --target test_common_gpu --target tut_isolate)
   fi
   if ! cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/logs/build.log" 2>&1; then
     say "build FAILED (logs/build.log)"; grep -E "error|FAILED" "$out/logs/build.log" | head -40; exit 1
@@ -159,14 +160,13 @@ if want sanitize && [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/nu
   say "|---|---|---|---|---|"
   for ch in common "${chapters[@]}"; do  # common: the shared GPU code (test_common_gpu)
     if [ -n "$sanitize_only" ] && [[ " $sanitize_only " != *" $ch "* ]]; then continue; fi
-    for kind in gpu solution; do
-      exe="$build/bin/test_${ch}_${kind}"
-      [ -x "$exe" ] || continue
-      row="| test_${ch}_${kind} |"
+    exe="$build/bin/test_${ch}_gpu"
+    if [ -x "$exe" ]; then
+      row="| test_${ch}_gpu |"
       for tool in memcheck racecheck synccheck initcheck; do
         extra=()
         [ "$tool" = memcheck ] && extra=(--leak-check full)
-        log="$out/logs/sanitize_${ch}_${kind}_${tool}.log"
+        log="$out/logs/sanitize_${ch}_gpu_${tool}.log"
         TUTORIAL_SANITIZE=1 timeout 200 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
           "$exe" "~[large]~[slow]" >"$log" 2>&1
         rc=$?
@@ -174,7 +174,18 @@ if want sanitize && [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/nu
         if [ $rc -eq 0 ]; then row="$row clean ($errors errors) |"; else row="$row **FAIL rc=$rc ($errors errors)** |"; fi
       done
       say "$row"
-    done
+    fi
+    # The exercise's solution, in its runner, under the sanitizer (the checker's public cases).
+    if [ -x "$build/bin/check_${ch}" ]; then
+      row="| solution_${ch} (check_${ch} --sanitizer) |"
+      for tool in memcheck racecheck synccheck initcheck; do
+        log="$out/logs/sanitize_${ch}_solution_${tool}.log"
+        timeout 300 "$build/bin/check_${ch}" --runner "$build/bin/solution_${ch}" --sanitizer "$tool" >"$log" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ]; then row="$row clean |"; else row="$row **FAIL rc=$rc** |"; fi
+      done
+      say "$row"
+    fi
   done
   lap sanitize
 fi

@@ -3,7 +3,7 @@
 //
 //   elementwise                       # n = 2^28 floats, all versions
 //   elementwise --n 2^20 --offset 1   # a misaligned start: the float4 versions peel 1..3 elements
-//   elementwise --version v3_float4 --version exercise
+//   elementwise --version v3_float4 --version v4_float4_ilp
 //   elementwise --sweep --json sweep.json
 #include <cstdint>
 #include <iostream>
@@ -16,19 +16,10 @@
 #include "common/harness.hpp"
 #include "common/random.hpp"
 #include "elementwise.hpp"
-#include "exercise.hpp"
 
 namespace elementwise {
 
 namespace {
-
-/// The exercise and its solution, as extra rows of the table.
-const std::vector<tut::ExtraRow<Launch>>& exercise_rows() {
-  static const auto rows = tut::exercise_rows<Launch>(
-      "float4 add", "exercises/01_elementwise/add_float4.cu",
-      exercise_add_float4, solution_add_float4);
-  return rows;
-}
 
 /// Chapter 01 for tut::chapter_main().
 class ElementwiseChapter final : public tut::Chapter {
@@ -46,7 +37,6 @@ class ElementwiseChapter final : public tut::Chapter {
   std::vector<tut::VersionInfo> versions() const override {
     std::vector<tut::VersionInfo> all;
     for (const auto& v : elementwise::versions()) all.push_back(v.info);
-    for (const auto& r : exercise_rows()) all.push_back(r.info);
     return all;
   }
 
@@ -78,7 +68,7 @@ class ElementwiseChapter final : public tut::Chapter {
     const unsigned table = add ? kAddTable : kOpsTable;
     const std::int64_t n = problem.dim("n");
     const std::int64_t off = problem.dim("offset");
-    bool selected = add && (session.wants("exercise") || session.wants("solution"));
+    bool selected = false;
     for (const auto& v : elementwise::versions()) selected = selected || ((v.tables & table) && session.wants(v.info.name));
     if (!selected) return;  // nothing to show in this table
 
@@ -131,12 +121,6 @@ class ElementwiseChapter final : public tut::Chapter {
 
     for (const auto& v : elementwise::versions()) {
       if (v.tables & table) measure(v.info, v.launch, v.inputs, v.streams, v.reference, v.tolerance, "");
-    }
-    if (add) {
-      for (const auto& r : exercise_rows()) {
-        measure(r.info, r.run, 2, 3, reference_add, add_tolerance(),
-                off != 0 ? "the exercise takes 16-byte aligned arrays (--offset 0)" : "");
-      }
     }
   }
 

@@ -15,6 +15,14 @@ double reference_axpb_relu(double x, double /*unused*/) {
   return t > 0.0 ? t : 0.0;
 }
 
+const tut::Tolerance& add_tolerance() {
+  // a + b of two fp32 numbers is one correctly rounded operation: |err| <= 2^-24 |a + b|, so a
+  // bound relative to the result is exact here (no terms cancel before the one rounding).
+  static const tut::Tolerance tol{1.2e-7, 0.0, 1.2e-7,
+                                  "one fp32 rounding of the exact result: |err| <= 2^-24 |ref|, plus 1 ulp of slack"};
+  return tol;
+}
+
 std::int64_t float4_peel(std::int64_t n, const float* a, const float* b, const float* out) {
   // Floats until the next 16-byte boundary: 0..3 (cudaMalloc returns 256-byte aligned memory,
   // so only sub-array views such as `a + 1` need a peel).

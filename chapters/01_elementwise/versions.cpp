@@ -13,14 +13,11 @@ void unary(const float* x, const float* /*unused*/, float* y, std::int64_t n, cu
 
 // Tolerances, and why (see the chapter page, "How results are checked").
 const tut::Tolerance kExact{0.0, 0.0, 0.0, "a copy or max(x, 0) must reproduce the input bits exactly"};
-const tut::Tolerance kOneRounding{1.2e-7, 0.0, 1.2e-7,
-                                  "one fp32 rounding of the exact result: |err| <= 2^-24 |ref|, plus 1 ulp of slack"};
+const tut::Tolerance& kOneRounding = add_tolerance();
 const tut::Tolerance kSigmoid{1e-6, 1e-7, 1e-6,
                               "expf is within 2 ulp; 1 + e and the division add 0.5 ulp each: ~4e-7 relative"};
 
 }  // namespace
-
-const tut::Tolerance& add_tolerance() { return kOneRounding; }
 
 const std::vector<Version>& versions() {
   using tut::Kind;

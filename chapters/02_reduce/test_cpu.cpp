@@ -64,54 +64,127 @@ TEST_CASE("the multi-threaded reference equals a plain double loop", "[reduce][r
 }
 
 TEST_CASE("the tolerance: exact for max, growing with log2 n for sum and dot", "[reduce][tolerance]") {
-  Reference r;
-  r.value = 10.0;
-  r.magnitude = 1000.0;
-  const tut::Tolerance mx = tolerance(Operation::max, 1 << 20, r);
+  const tut::Tolerance mx = tolerance(Operation::max, 1 << 20);
   REQUIRE(mx.atol == 0.0);
   REQUIRE(mx.rtol == 0.0);
   REQUIRE(mx.max_rel_norm == 0.0);
   double previous = 0.0;
   for (std::int64_t n : std::vector<std::int64_t>{1, 2, 1000, 1 << 20, 1 << 28, std::int64_t{1} << 33}) {
-    const tut::Tolerance t = tolerance(Operation::sum, n, r);
+    const tut::Tolerance t = tolerance(Operation::sum, n);
     INFO("n = " << n);
-    REQUIRE(t.atol > previous);  // strictly grows with n (log2 n) ...
-    REQUIRE(t.atol < 100 * kUnitRoundoff * r.magnitude);  // ... but slowly: under 100 u sum|x| up to 2^33
-    REQUIRE(t.max_rel_norm == Approx(t.atol / 10.0));
-    REQUIRE(tolerance(Operation::dot, n, r).atol > t.atol);  // the products' rounding
+    REQUIRE(t.rtol > previous);                // strictly grows with n (log2 n) ...
+    REQUIRE(t.rtol < 100 * kUnitRoundoff);     // ... but slowly: under 100 u up to 2^33
+    REQUIRE(t.atol == 0.0);                    // relative to sum|term| only
+    REQUIRE(t.max_rel_norm == t.rtol);         // the normwise error is relative to sum|term| too
+    REQUIRE(tolerance(Operation::dot, n).rtol > t.rtol);  // the products' rounding
     REQUIRE_FALSE(t.why.empty());
-    previous = t.atol;
+    previous = t.rtol;
   }
-  // A zero reference: the relative check falls back to the absolute bound.
-  r.value = 0.0;
-  REQUIRE(tolerance(Operation::sum, 100, r).max_rel_norm == tolerance(Operation::sum, 100, r).atol);
 }
 
 TEST_CASE("the serial-order tolerance: Higham's bound for a chain of additions, growing with n",
           "[reduce][tolerance]") {
-  Reference r;
-  r.value = 10.0;
-  r.magnitude = 1000.0;
   // max is exact in any order.
-  REQUIRE(tolerance(Operation::max, 1 << 20, r, Order::serial).atol == 0.0);
+  REQUIRE(tolerance(Operation::max, 1 << 20, Order::serial).rtol == 0.0);
   for (std::int64_t n : std::vector<std::int64_t>{2, 1000, 999999, 1 << 20}) {
-    const tut::Tolerance serial = tolerance(Operation::sum, n, r, Order::serial);
-    const tut::Tolerance tree = tolerance(Operation::sum, n, r, Order::tree);
-    INFO("n = " << n << ": serial " << serial.atol << ", tree " << tree.atol);
-    // About n u sum|x| (first order), never below it: n u <= (1 + u)^n - 1 <= n u (1 + n u) for n u <= 1.
+    const tut::Tolerance serial = tolerance(Operation::sum, n, Order::serial);
+    const tut::Tolerance tree = tolerance(Operation::sum, n, Order::tree);
+    INFO("n = " << n << ": serial " << serial.rtol << ", tree " << tree.rtol);
+    // About n u (first order), never below it: n u <= (1 + u)^n - 1 <= n u (1 + n u) for n u <= 1.
     const double nu = static_cast<double>(n) * kUnitRoundoff;
-    REQUIRE(serial.atol >= nu * r.magnitude);
-    REQUIRE(serial.atol <= nu * (1.0 + nu) * r.magnitude);
-    if (n >= 1000) REQUIRE(serial.atol > tree.atol);  // a chain errs more than a tree ...
-    REQUIRE(tolerance(Operation::dot, n, r, Order::serial).atol > serial.atol);  // ... and dot rounds its products
-    REQUIRE(serial.max_rel_norm == Approx(serial.atol / 10.0));
+    REQUIRE(serial.rtol >= nu);
+    REQUIRE(serial.rtol <= nu * (1.0 + nu));
+    if (n >= 1000) REQUIRE(serial.rtol > tree.rtol);  // a chain errs more than a tree ...
+    REQUIRE(tolerance(Operation::dot, n, Order::serial).rtol > serial.rtol);  // ... and dot rounds its products
+    REQUIRE(serial.max_rel_norm == serial.rtol);
+    REQUIRE(serial.atol == 0.0);
   }
   // From about 2^24 terms on, the worst case of a chain exceeds sum|x| itself: no guarantee left,
   // and the reason says so.
-  const tut::Tolerance huge = tolerance(Operation::sum, std::int64_t{1} << 28, r, Order::serial);
-  REQUIRE(huge.atol > r.magnitude);
+  const tut::Tolerance huge = tolerance(Operation::sum, std::int64_t{1} << 28, Order::serial);
+  REQUIRE(huge.rtol > 1.0);
   REQUIRE(huge.why.find("guarantees no accuracy") != std::string::npos);
-  REQUIRE(tolerance(Operation::sum, 1 << 20, r, Order::serial).why.find("guarantees") == std::string::npos);
+  REQUIRE(tolerance(Operation::sum, 1 << 20, Order::serial).why.find("guarantees") == std::string::npos);
+}
+
+TEST_CASE("the any-order tolerance (the exercise): the worst case for small n, then 6 sqrt(n) u",
+          "[reduce][tolerance]") {
+  REQUIRE(tolerance(Operation::max, 1000, Order::any).rtol == 0.0);
+  REQUIRE(tolerance(Operation::sum, 0, Order::any).rtol == 0.0);  // the empty sum: exactly 0
+  for (std::int64_t n : std::vector<std::int64_t>{1, 2, 36, 37, 1000, 1 << 20, 1 << 25}) {
+    const tut::Tolerance any = tolerance(Operation::sum, n, Order::any);
+    const tut::Tolerance serial = tolerance(Operation::sum, n, Order::serial);
+    const double c = static_cast<double>(n);
+    INFO("n = " << n << ": any " << any.rtol << ", serial " << serial.rtol);
+    REQUIRE(any.rtol <= serial.rtol);  // never looser than the worst case of any order
+    if (n <= 36) REQUIRE(any.rtol == serial.rtol);
+    if (n > 36) {  // exp(6 sqrt(c) u + c u^2) - 1: just above 6 sqrt(c) u
+      REQUIRE(any.rtol >= 6.0 * std::sqrt(c) * kUnitRoundoff);
+      REQUIRE(any.rtol <= 1.01 * 6.0 * std::sqrt(c) * kUnitRoundoff);
+    }
+    REQUIRE(any.max_rel_norm == any.rtol);
+    REQUIRE(any.atol == 0.0);
+    REQUIRE(tolerance(Operation::dot, n, Order::any).rtol > any.rtol);
+  }
+  REQUIRE(tolerance(Operation::sum, 1 << 25, Order::any).rtol < 2.1e-3);  // the exercise's timed case
+}
+
+namespace {
+
+/// Whether `got` passes the check every reduction uses: relative to sum|term|.
+bool passes(double got, const Reference& ref, const tut::Tolerance& tol) {
+  tut::ErrorStats stats;
+  stats.add(0, got, ref.value, ref.magnitude, tol);
+  return stats.passed(tol);
+}
+
+}  // namespace
+
+TEST_CASE("a cancelling sum: an honest rounding difference passes, a real error does not",
+          "[reduce][tolerance]") {
+  // 2^24 + 1 - 2^24 = 1 exactly, but a serial float sum rounds 2^24 + 1 to 2^24 and returns 0:
+  // an error of 100% of the result, and of 1 / (2^25 + 1) ~ 1.5 u of the terms' magnitude.
+  const std::vector<float> x = {16777216.0f, 1.0f, -16777216.0f};
+  const Reference ref = reference(Operation::sum, x.data(), nullptr, x.size());
+  REQUIRE(ref.value == 1.0);
+  REQUIRE(ref.magnitude == 33554433.0);
+  const float serial = sum_serial_float(x.data(), x.size());
+  REQUIRE(serial == 0.0f);
+  for (Order order : {Order::tree, Order::serial, Order::any}) {
+    const tut::Tolerance tol = tolerance(Operation::sum, 3, order);
+    INFO(order_name(order) << " order: " << tol.why);
+    REQUIRE(passes(serial, ref, tol));
+    REQUIRE(passes(sum_pairwise_float(x.data(), x.size()), ref, tol));  // exact here
+    // Relative to |sum| = 1, as the checks once were, the honest result would fail.
+    tut::ErrorStats relative_to_result;
+    relative_to_result.add(0, serial, ref.value, tol);
+    REQUIRE_FALSE(relative_to_result.passed(tol));
+    // Real errors still fail: far off, NaN (the poison), infinity.
+    REQUIRE_FALSE(passes(ref.value + 100.0, ref, tol));
+    REQUIRE_FALSE(passes(std::nan(""), ref, tol));
+    REQUIRE_FALSE(passes(std::numeric_limits<double>::infinity(), ref, tol));
+  }
+  // Sums that cancel to exactly 0 (y, then -y in reverse): every order's rounding passes, the
+  // serial chain's too (its running sum climbs, then comes back); a sum that leaves one term out
+  // does not (at a size where one term is more than the bound: 128 terms here).
+  for (std::size_t half : {std::size_t{64}, std::size_t{1} << 16}) {
+    std::vector<float> y = tut::random_floats(half, 11 + half, 0.0f, 1.0f);
+    for (std::size_t i = half; i-- > 0;) y.push_back(-y[i]);
+    const Reference zero = reference(Operation::sum, y.data(), nullptr, y.size());
+    REQUIRE(zero.value == 0.0);
+    const auto n = static_cast<std::int64_t>(y.size());
+    const float chain = sum_serial_float(y.data(), y.size());
+    INFO("n = " << n << ": serial float sum " << chain << ", pairwise " << sum_pairwise_float(y.data(), y.size()));
+    REQUIRE(passes(chain, zero, tolerance(Operation::sum, n, Order::serial)));
+    REQUIRE(passes(chain, zero, tolerance(Operation::sum, n, Order::any)));
+    REQUIRE(passes(sum_pairwise_float(y.data(), y.size()), zero, tolerance(Operation::sum, n, Order::tree)));
+    if (half == 64) {
+      const float dropped = sum_pairwise_float(y.data() + 1, y.size() - 1);  // y[0] left out
+      REQUIRE(y[0] > 0.01f);
+      REQUIRE_FALSE(passes(dropped, zero, tolerance(Operation::sum, n, Order::tree)));
+      REQUIRE_FALSE(passes(dropped, zero, tolerance(Operation::sum, n, Order::any)));
+    }
+  }
 }
 
 TEST_CASE("pairwise (tree) float summation is far more accurate than a serial float sum", "[reduce][accuracy]") {
@@ -119,33 +192,40 @@ TEST_CASE("pairwise (tree) float summation is far more accurate than a serial fl
     // 2^26 values in [0, 1): the true sum is about 2^25. Once a serial float accumulator
     // reaches 2^24 its spacing (ulp) is 2, and adding any x < 1 rounds back to the same value.
     const std::size_t n = std::size_t{1} << 26;
+    const auto sn = static_cast<std::int64_t>(n);
     const std::vector<float> x = tut::random_floats(n, 42, 0.0f, 1.0f);
     const Reference ref = reference(Operation::sum, x.data(), nullptr, n);
-    const double serial_err = std::fabs(sum_serial_float(x.data(), n) - ref.value) / ref.value;
-    const double pairwise_err = std::fabs(sum_pairwise_float(x.data(), n) - ref.value) / ref.value;
+    const float serial = sum_serial_float(x.data(), n);
+    const float pairwise = sum_pairwise_float(x.data(), n);
+    const double serial_err = std::fabs(serial - ref.value) / ref.value;
+    const double pairwise_err = std::fabs(pairwise - ref.value) / ref.value;
     INFO("relative error: serial " << serial_err << ", pairwise " << pairwise_err);
     REQUIRE(serial_err > 0.4);  // about half the sum is lost
-    // Yet inside the (here vacuous) worst-case bound of a serial chain: what v0 is held to.
-    REQUIRE(std::fabs(sum_serial_float(x.data(), n) - ref.value) <=
-            tolerance(Operation::sum, static_cast<std::int64_t>(n), ref, Order::serial).atol);
+    // Yet inside the (here vacuous) worst-case bound of a serial chain: what v0 is held to ...
+    REQUIRE(passes(serial, ref, tolerance(Operation::sum, sn, Order::serial)));
+    // ... and outside the probabilistic bound of any order: stagnation is a drift, not random.
+    REQUIRE_FALSE(passes(serial, ref, tolerance(Operation::sum, sn, Order::any)));
     REQUIRE(pairwise_err < 1e-6);
     // The tree stays inside the worst-case bound ceil(log2 n) * u * sum|x| = 26 u sum|x|.
     REQUIRE(pairwise_err * ref.value <= 26 * kUnitRoundoff * ref.magnitude);
     // And inside the tolerance the GPU versions are held to.
-    REQUIRE(std::fabs(sum_pairwise_float(x.data(), n) - ref.value) <= tolerance(Operation::sum, n, ref).atol);
+    REQUIRE(passes(pairwise, ref, tolerance(Operation::sum, sn)));
   }
   SECTION("signed values: both are inside the worst-case bounds, the tree far inside") {
     for (std::size_t n : {std::size_t{1000}, std::size_t{1} << 16, std::size_t{1} << 22}) {
+      const auto sn = static_cast<std::int64_t>(n);
       const std::vector<float> x = tut::random_floats(n, 7 + n, -1.0f, 1.0f);
       const Reference ref = reference(Operation::sum, x.data(), nullptr, n);
-      const double serial_abs = std::fabs(sum_serial_float(x.data(), n) - ref.value);
-      const double pairwise_abs = std::fabs(sum_pairwise_float(x.data(), n) - ref.value);
+      const float serial = sum_serial_float(x.data(), n);
+      const float pairwise = sum_pairwise_float(x.data(), n);
       const double levels = std::ceil(std::log2(static_cast<double>(n)));
-      INFO("n = " << n << ": serial error " << serial_abs << ", pairwise error " << pairwise_abs);
-      REQUIRE(serial_abs <= (n - 1) * kUnitRoundoff * ref.magnitude);  // Higham's bound for a serial sum
-      REQUIRE(serial_abs <= tolerance(Operation::sum, static_cast<std::int64_t>(n), ref, Order::serial).atol);
-      REQUIRE(pairwise_abs <= levels * kUnitRoundoff * ref.magnitude);  // and for a tree
-      REQUIRE(pairwise_abs <= tolerance(Operation::sum, static_cast<std::int64_t>(n), ref).atol);
+      INFO("n = " << n << ": serial error " << std::fabs(serial - ref.value) << ", pairwise error "
+                  << std::fabs(pairwise - ref.value));
+      REQUIRE(std::fabs(serial - ref.value) <= (n - 1) * kUnitRoundoff * ref.magnitude);  // Higham's bound, serial
+      REQUIRE(passes(serial, ref, tolerance(Operation::sum, sn, Order::serial)));
+      REQUIRE(passes(serial, ref, tolerance(Operation::sum, sn, Order::any)));
+      REQUIRE(std::fabs(pairwise - ref.value) <= levels * kUnitRoundoff * ref.magnitude);  // and for a tree
+      REQUIRE(passes(pairwise, ref, tolerance(Operation::sum, sn)));
     }
   }
 }

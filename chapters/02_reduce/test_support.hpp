@@ -1,7 +1,7 @@
-// Test helper shared by test_gpu.cpp and test_exercise.cpp: run a reduction on guarded inputs
-// three times in a row (the output poisoned before each run, as the timing loop re-runs a
-// version) and return what each run wrote, after checking that nothing was written outside
-// the output and the inputs are unchanged.
+// Test helpers of test_gpu.cpp: run a reduction on guarded inputs three times in a row (the
+// output poisoned before each run, as the timing loop re-runs a version) and return what each
+// run wrote, after checking that nothing was written outside the output and the inputs are
+// unchanged; and require results within a tolerance.
 #pragma once
 
 #include <cstdint>
@@ -49,13 +49,13 @@ inline std::vector<float> run_three_times(const RunOnce& run, const std::vector<
 /// True if a and b have the same bits.
 inline bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-/// Requires every result to be within `tol` of the reference (and, if `deterministic`, all
-/// three results to be bit-identical).
+/// Requires every result to be within `tol` of the reference, relative to the magnitude of its
+/// terms (and, if `deterministic`, all three results to be bit-identical).
 inline void require_results(const std::vector<float>& results, const Reference& ref, const tut::Tolerance& tol,
                             bool deterministic) {
   for (std::size_t r = 0; r < results.size(); ++r) {
     tut::ErrorStats stats;
-    stats.add(0, results[r], ref.value, tol);
+    stats.add(0, results[r], ref.value, ref.magnitude, tol);
     INFO("run " << r + 1 << " of " << results.size());
     TUT_REQUIRE_MATCH(stats, tol);
   }

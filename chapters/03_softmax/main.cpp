@@ -18,20 +18,11 @@
 #include "common/device_compare.hpp"
 #include "common/harness.hpp"
 #include "common/random.hpp"
-#include "exercise.hpp"
 #include "softmax.hpp"
 
 namespace softmax {
 
 namespace {
-
-/// The exercise and its solution, as extra rows of the table.
-const std::vector<tut::ExtraRow<Launch>>& exercise_rows() {
-  static const auto rows = tut::exercise_rows<Launch>(
-      "warp-per-row online softmax", "exercises/03_softmax/softmax_warp_online.cu",
-      exercise_softmax_warp_online, solution_softmax_warp_online);
-  return rows;
-}
 
 /// v7's tuning candidates as rows of the `--tune` table: "v7_t<threads>x<vec>".
 const std::vector<tut::ExtraRow<Launch>>& tune_rows() {
@@ -74,7 +65,6 @@ class SoftmaxChapter final : public tut::Chapter {
   std::vector<tut::VersionInfo> versions() const override {
     std::vector<tut::VersionInfo> all;
     for (const auto& v : softmax::versions()) all.push_back(v.info);
-    for (const auto& r : exercise_rows()) all.push_back(r.info);
     if (tune_) {
       for (const auto& r : tune_rows()) all.push_back(r.info);
     }
@@ -110,7 +100,7 @@ class SoftmaxChapter final : public tut::Chapter {
 
   void run(const tut::Problem& problem, tut::Session& session) override {
     const std::int64_t rows = problem.dim("rows"), cols = problem.dim("cols"), off = problem.dim("offset");
-    bool selected = session.wants("exercise") || session.wants("solution");
+    bool selected = false;
     for (const auto& v : softmax::versions()) selected = selected || session.wants(v.info.name);
     if (tune_) {
       for (const auto& r : tune_rows()) selected = selected || session.wants(r.info.name);
@@ -183,9 +173,7 @@ class SoftmaxChapter final : public tut::Chapter {
         if (skip.empty() && cols <= kWarpRowMaxCols) skip = "C <= 1024: v7 runs v6";
         measure(tune_rows()[i].info, tune_rows()[i].run, skip, false, Order::tree);
       }
-      return;
     }
-    for (const auto& r : exercise_rows()) measure(r.info, r.run, "", false, Order::tree);
   }
 
  private:

@@ -5,21 +5,12 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 
 #include "common/check.hpp"
 #include "softmax.hpp"
 
 namespace softmax {
-
-bool empty_or_invalid(std::int64_t rows, std::int64_t cols) {
-  if (rows < 0 || cols < 0) {
-    throw std::invalid_argument("softmax: rows and cols must be >= 0 (got " + std::to_string(rows) + " x " +
-                                std::to_string(cols) + ")");
-  }
-  return rows == 0 || cols == 0;
-}
 
 unsigned row_blocks(std::int64_t rows) {
   constexpr std::int64_t kMaxGrid = 2147483647;  // gridDim.x limit; kernels loop over the rest

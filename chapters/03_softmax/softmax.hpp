@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -141,8 +142,15 @@ void launch_softmax_copy(const float* x, float* y, std::int64_t rows, std::int64
 /// @{
 
 /// Throws std::invalid_argument if rows or cols is negative; returns true if the matrix is
-/// empty (nothing to launch).
-bool empty_or_invalid(std::int64_t rows, std::int64_t cols);
+/// empty (nothing to launch). Inline, so that an exercise file may call it: the exercise's
+/// runner links no chapter library.
+inline bool empty_or_invalid(std::int64_t rows, std::int64_t cols) {
+  if (rows < 0 || cols < 0) {
+    throw std::invalid_argument("softmax: rows and cols must be >= 0 (got " + std::to_string(rows) + " x " +
+                                std::to_string(cols) + ")");
+  }
+  return rows == 0 || cols == 0;
+}
 /// Grid of a block-per-row kernel that loops over rows: min(rows, 2^31 - 1) blocks.
 unsigned row_blocks(std::int64_t rows);
 /// Threads of a block that owns a row of `units` work items (floats or float4s): about
@@ -159,5 +167,25 @@ void reference_softmax(const float* x, double* y, std::int64_t rows, std::int64_
 
 /// The reference of one row (cols values) into y.
 void reference_row(const float* x, double* y, std::int64_t cols);
+
+/// Range of the random inputs of the tests and of the exercise's checker: [-kInputRange, kInputRange).
+constexpr float kInputRange = 8.0f;
+
+/// Kinds of awkward rows awkward_matrix() cycles through.
+constexpr std::int64_t kAwkwardKinds = 10;
+
+/// A rows x cols matrix of awkward rows, every version's edge cases: row r is of kind r % 10,
+///
+///     0  random                              5  all 1e30 (uniform output 1/C)
+///     1  random, every third entry -inf      6  random, every fourth entry -1e30
+///        (from the second; so C = 1 stays finite)
+///     2  all -inf (zeros, by definition)     7  all -1e30 (uniform)
+///     3  -inf except one entry (one-hot)     8  random in [-80, 80) (exp near underflow)
+///     4  random, three entries 1e30          9  random in [-1e30, 1e30) (one-hot at the max)
+///
+/// "random" is uniform in [-kInputRange, kInputRange). With `all_neg_inf_row` false, rows of
+/// kind 2 are random instead (for cuDNN, which defines no result for them).
+std::vector<float> awkward_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                                  bool all_neg_inf_row = true);
 
 }  // namespace softmax

@@ -185,6 +185,85 @@ TEST_CASE("a serial chain (v0) is held to its worst case, which grows like C", "
   }
 }
 
+namespace {
+
+/// The exercise's order, in float on the CPU: each of 32 lanes folds every 32nd column with
+/// add(), a butterfly of merge() combines the lanes (or, with `lanes_merged` < 32, only the
+/// first few: a wrong kernel), then each output is exp(x - shift) * scale.
+std::vector<float> warp_online_row(const std::vector<float>& x, int lanes_merged = 32) {
+  const auto cols = static_cast<std::int64_t>(x.size());
+  MaxSum lane[32];
+  for (int l = 0; l < 32; ++l) {
+    lane[l] = max_sum_identity();
+    for (std::int64_t c = l; c < cols; c += 32) lane[l] = add(lane[l], x[static_cast<std::size_t>(c)]);
+  }
+  for (int step = 16; step > 0; step /= 2) {
+    MaxSum next[32];
+    for (int l = 0; l < 32; ++l) {
+      next[l] = l < lanes_merged && (l ^ step) < lanes_merged ? merge(lane[l], lane[l ^ step]) : lane[l];
+    }
+    std::copy(next, next + 32, lane);
+  }
+  std::vector<float> y(x.size());
+  const Normalizer nz = normalizer(lane[0]);
+  for (std::size_t c = 0; c < x.size(); ++c) y[c] = std::exp(x[c] - nz.shift) * nz.scale;
+  return y;
+}
+
+/// Whether `y` passes tolerance(cols) against the reference of `x` (relative to each output).
+bool within_tolerance(const std::vector<float>& x, const std::vector<float>& y) {
+  const std::vector<double> ref = ref_row(x);
+  const tut::Tolerance tol = tolerance(static_cast<std::int64_t>(x.size()));
+  return tut::compare(y, ref, tol).passed(tol);
+}
+
+}  // namespace
+
+TEST_CASE("the tolerance holds the exercise's order (lane chains, then a butterfly) and bites",
+          "[softmax][tolerance]") {
+  // Rows up to 2^22 + 1, the longest the exercise's checker uses: the lanes' chains of C / 32
+  // terms drift (see tolerance()), yet stay well inside (220 + 8 sqrt(C)) u.
+  for (std::int64_t cols : {1, 33, 4097, 100003, (1 << 22) + 1}) {
+    const auto n = static_cast<std::size_t>(cols);
+    const std::vector<float> x = tut::random_floats(n, 7 + n, -kInputRange, kInputRange);
+    INFO("C = " << cols);
+    REQUIRE(within_tolerance(x, warp_online_row(x)));
+    if (cols >= 64) REQUIRE_FALSE(within_tolerance(x, warp_online_row(x, 16)));  // half the lanes' sums lost
+    std::vector<float> y = warp_online_row(x);
+    y[n / 2] = std::nanf("");  // one output not written (the poison)
+    REQUIRE_FALSE(within_tolerance(x, y));
+    y = warp_online_row(x);
+    y[0] *= 1.01f;  // one output off by 1%, above the bound at every C checked
+    REQUIRE_FALSE(within_tolerance(x, y));
+  }
+}
+
+TEST_CASE("the awkward rows: one of each kind, in turn", "[softmax][inputs]") {
+  const std::int64_t rows = 2 * kAwkwardKinds, cols = 7;
+  const std::vector<float> m = awkward_matrix(rows, cols, 3);
+  REQUIRE(m.size() == static_cast<std::size_t>(rows * cols));
+  const auto row = [&](std::int64_t r) { return std::vector<float>(m.begin() + r * cols, m.begin() + (r + 1) * cols); };
+  for (std::int64_t r : {std::int64_t{2}, kAwkwardKinds + 2}) {
+    for (float v : row(r)) REQUIRE(v == -kInf);  // all -inf
+  }
+  for (std::int64_t r : {std::int64_t{5}, kAwkwardKinds + 5}) {
+    for (float v : row(r)) REQUIRE(v == 1e30f);
+  }
+  const std::vector<float> one_hot = row(3);
+  REQUIRE(std::count(one_hot.begin(), one_hot.end(), -kInf) == cols - 1);
+  REQUIRE(one_hot[cols / 2] == 1.5f);
+  const std::vector<float> masked = row(1);
+  REQUIRE(masked[0] != -kInf);  // from the second entry on: C = 1 stays finite
+  REQUIRE(masked[1] == -kInf);
+  REQUIRE(masked[4] == -kInf);
+  for (float v : row(0)) REQUIRE(std::fabs(v) < kInputRange);
+  for (float v : row(8)) REQUIRE(std::fabs(v) < 10 * kInputRange);
+  REQUIRE(row(0) != row(kAwkwardKinds));  // the same kind, different values
+  // Without the all -inf row (cuDNN's tests), kind 2 is random.
+  const std::vector<float> no_inf = awkward_matrix(rows, cols, 3, false);
+  REQUIRE(std::none_of(no_inf.begin() + 2 * cols, no_inf.begin() + 3 * cols, [](float v) { return std::isinf(v); }));
+}
+
 TEST_CASE("launch helpers: shapes, grids, block sizes", "[softmax][helpers]") {
   REQUIRE(empty_or_invalid(0, 5));
   REQUIRE(empty_or_invalid(5, 0));

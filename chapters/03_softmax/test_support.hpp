@@ -1,6 +1,6 @@
-// Test helpers shared by test_gpu.cpp and test_exercise.cpp: run a softmax launcher on guarded
-// buffers and require a correct, in-bounds, input-preserving result (or a clean refusal), and
-// the matrices with the awkward rows every version must get right.
+// Test helpers of test_gpu.cpp: run a softmax launcher on guarded buffers and require a
+// correct, in-bounds, input-preserving result (or a clean refusal), and the matrices with the
+// awkward rows every version must get right.
 #pragma once
 
 #include <cmath>
@@ -23,8 +23,8 @@ struct Offsets {
   std::size_t x = 0, y = 0;
 };
 
-/// Range of the random test inputs: [-kInputRange, kInputRange).
-constexpr float kInputRange = 8.0f;
+/// Range of the random test inputs: [-kInputRange, kInputRange) (softmax.hpp).
+using softmax::kInputRange;
 
 /// "(row r, col c)" for a flat index.
 inline std::string position(std::size_t index, std::int64_t cols) {
@@ -78,36 +78,14 @@ inline std::vector<float> random_matrix(std::int64_t rows, std::int64_t cols, st
   return tut::random_floats(static_cast<std::size_t>(rows * cols), seed, -kInputRange, kInputRange);
 }
 
-/// Number of rows edge_matrix() returns.
-constexpr std::int64_t kEdgeRows = 10;
+/// Number of rows edge_matrix() returns: one of each kind of awkward_matrix().
+constexpr std::int64_t kEdgeRows = kAwkwardKinds;
 
-/// A matrix of kEdgeRows awkward rows of `cols` columns:
-///
-///     0  random                              5  all 1e30 (uniform output 1/C)
-///     1  random, every third entry -inf      6  random, every fourth entry -1e30
-///        (from the second; so C = 1 stays finite)
-///     2  all -inf (zeros, by definition)     7  all -1e30 (uniform)
-///     3  -inf except one entry (one-hot)     8  random in [-80, 80) (exp near underflow)
-///     4  random, three entries 1e30          9  random in [-1e30, 1e30) (one-hot at the max)
-///
-/// With `all_neg_inf_row` false, row 2 is random instead (for cuDNN, which defines no result).
+/// A matrix of kEdgeRows awkward rows of `cols` columns, one of each kind (awkward_matrix(),
+/// softmax.hpp). With `all_neg_inf_row` false, the all -inf row is random instead (for cuDNN,
+/// which defines no result).
 inline std::vector<float> edge_matrix(std::int64_t cols, std::uint64_t seed, bool all_neg_inf_row = true) {
-  const float inf = std::numeric_limits<float>::infinity();
-  const std::size_t C = static_cast<std::size_t>(cols);
-  std::vector<float> m = random_matrix(kEdgeRows, cols, seed);
-  const auto row = [&](int r) { return m.data() + static_cast<std::size_t>(r) * C; };
-  for (std::size_t c = 1; c < C; c += 3) row(1)[c] = -inf;  // from the 2nd: with C = 1 it is not all -inf
-  if (all_neg_inf_row) std::fill(row(2), row(2) + C, -inf);
-  std::fill(row(3), row(3) + C, -inf);
-  row(3)[C / 2] = 1.5f;
-  for (std::size_t k : {std::size_t{0}, C / 3, C - 1}) row(4)[k] = 1e30f;
-  std::fill(row(5), row(5) + C, 1e30f);
-  for (std::size_t c = 0; c < C; c += 4) row(6)[c] = -1e30f;
-  std::fill(row(7), row(7) + C, -1e30f);
-  for (std::size_t c = 0; c < C; ++c) row(8)[c] = row(0)[c] * 10.0f;
-  const std::vector<float> huge = tut::random_floats(C, seed + 1, -1e30f, 1e30f);
-  std::copy(huge.begin(), huge.end(), row(9));
-  return m;
+  return awkward_matrix(kEdgeRows, cols, seed, all_neg_inf_row);
 }
 
 }  // namespace softmax::testing

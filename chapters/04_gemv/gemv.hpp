@@ -83,17 +83,19 @@ Reference reference(Op op, const float* A, const float* x, std::int64_t M, std::
 /// matrix of 10 GB can be checked in full (each element is regenerated on the fly).
 Reference reference_from_hash(Op op, std::uint64_t seed_a, std::uint64_t seed_x, std::int64_t M, std::int64_t K);
 
-/// The tolerance of a dot product of `length` fp32 terms (see the chapter page, "How results
-/// are checked"). The elementwise bound is per output: check() fills in atol from abs_sum.
+/// The tolerance of a dot product of `length` fp32 terms, relative to the magnitude of its terms
+/// (see the chapter page, "How results are checked"): rtol = max_rel_norm = 4 sqrt(L) 2^-24.
 tut::Tolerance tolerance(std::int64_t length);
 
 /// Compares `got` (y_length elements) with `ref`: every element within
-/// 4 sqrt(L) 2^-24 sum_k |a_ik x_k|, and the normwise error within tolerance(L).max_rel_norm.
+/// 4 sqrt(L) 2^-24 sum_k |a_ik x_k| of y_i, and ||got - y|| / ||abs_sum|| within the same factor
+/// (ErrorStats::add with abs_sum as each element's magnitude; never relative to |y_i| alone,
+/// which cancelling terms make arbitrarily small).
 tut::ErrorStats check(const float* got, const Reference& ref);
 
 /// @}
 
-/// @name Launch planning (pure host functions, tested on the CPU)
+/// @name Launch planning (versions.cpp: pure host functions, tested on the CPU)
 /// @{
 
 /// How a dimension of `length` elements is cut into `splits` chunks of `chunk` elements.

@@ -77,6 +77,52 @@ TEST_CASE("the tolerance accepts fp32 sums in any order", "[gemv][tolerance]") {
   }
 }
 
+TEST_CASE("cancelling terms: an honest rounding difference passes, a real error fails", "[gemv][tolerance]") {
+  // Issue 23: a correct warp-per-row kernel was rejected at M = 1, K = 2 (got -0.00678649545,
+  // expected -0.00678647668) by a bound relative to |y|. Products of about 0.6 that cancel to
+  // -0.0068 are rounded with errors up to 3e-8 each: the bound must scale with sum |a_k x_k|.
+  SECTION("the issue's numbers") {
+    Reference ref;
+    ref.y = {-0.00678647668};
+    ref.abs_sum = {1.2};
+    ref.length = 2;
+    const float honest = -0.00678649545f;
+    REQUIRE(check(&honest, ref).passed(tolerance(2)));
+    REQUIRE(std::fabs(honest - ref.y[0]) > 8.0 * std::sqrt(2.0) * 0x1p-24 * std::fabs(ref.y[0]));  // the old bound's failure
+    const float wrong = -0.0068f;  // 1.4e-5 away: 100 times the bound
+    REQUIRE_FALSE(check(&wrong, ref).passed(tolerance(2)));
+  }
+  SECTION("rows whose last term cancels the others, summed in fp32 in several orders") {
+    // As check_gemv makes them: A[i][K-1] = -(sum of the other terms) / x[K-1], so y_i ~ u sum |terms|.
+    int old_bound_failures = 0;
+    for (const std::int64_t K : {2, 3, 5, 33, 1000}) {
+      const std::int64_t M = 64;
+      std::vector<float> A = tut::random_floats(M * K, 7), x = tut::random_floats(K, 8);
+      x[K - 1] = 0.75f;
+      for (std::int64_t i = 0; i < M; ++i) {
+        double partial = 0.0;
+        for (std::int64_t k = 0; k < K - 1; ++k) partial += static_cast<double>(A[i * K + k]) * x[k];
+        A[i * K + K - 1] = static_cast<float>(-partial / x[K - 1]);
+      }
+      const Reference ref = reference(Op::Ax, A.data(), x.data(), M, K);
+      for (const int lanes : {1, 32}) {
+        const std::vector<float> y = fp32_gemv(A, x, M, K, lanes);
+        INFO("K = " << K << ", " << lanes << " partial sums");
+        TUT_REQUIRE_MATCH(check(y.data(), ref), tolerance(K));
+        for (std::int64_t i = 0; i < M; ++i) {
+          const double err = std::fabs(y[i] - ref.y[i]);
+          if (err > 8.0 * std::sqrt(static_cast<double>(K)) * 0x1p-24 * std::fabs(ref.y[i])) ++old_bound_failures;
+        }
+        // A real error: the cancelling term left out of one row (a forgotten tail element).
+        std::vector<float> bad = y;
+        bad[5] = static_cast<float>(ref.y[5] - static_cast<double>(A[5 * K + K - 1]) * x[K - 1]);
+        REQUIRE_FALSE(check(bad.data(), ref).passed(tolerance(K)));
+      }
+    }
+    REQUIRE(old_bound_failures > 0);  // without the magnitudes these honest results would fail
+  }
+}
+
 TEST_CASE("the check rejects wrong answers", "[gemv][tolerance]") {
   const std::int64_t M = 16, K = 1000;
   const std::vector<float> A = tut::random_floats(M * K, 5), x = tut::random_floats(K, 6);

@@ -1,6 +1,6 @@
-// Test helpers shared by test_gpu.cpp and test_exercise.cpp: the shape sweep, and a check that
-// runs one launcher on fresh random inputs in guarded buffers and requires that it matches the
-// CPU reference, wrote nothing outside y, and left A and x untouched.
+// Test helpers of test_gpu.cpp: the shape sweep, and a check that runs one launcher on fresh
+// random inputs in guarded buffers and requires that it matches the CPU reference, wrote nothing
+// outside y, and left A and x untouched. (The exercise has its own checker: exercise_check.cpp.)
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,8 @@
-// The registry of chapter 04: the only list of versions (executable, --list, tests, JSON).
+// The registry of chapter 04: the only list of versions (executable, --list, tests, JSON), the
+// traffic model, and the host-side launch planning helpers shared by the versions.
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "gemv.hpp"
@@ -67,6 +71,38 @@ const std::vector<Version>& versions() {
        Op::ATx, launch_cublas_gemv_atx, nullptr},
   };
   return list;
+}
+
+SplitPlan plan_split(std::int64_t length, std::int64_t blocks_per_split, std::int64_t target_blocks,
+                     std::int64_t min_chunk, std::int64_t align) {
+  if (length < 1 || blocks_per_split < 1 || min_chunk < 1 || align < 1) {
+    throw std::invalid_argument("plan_split: every argument must be positive");
+  }
+  SplitPlan plan;
+  std::int64_t splits = 1;
+  if (blocks_per_split < target_blocks) {
+    const std::int64_t wanted = (target_blocks + blocks_per_split - 1) / blocks_per_split;
+    const std::int64_t most = std::max<std::int64_t>(1, length / min_chunk);  // every chunk >= min_chunk
+    splits = std::min({wanted, most, std::int64_t{65535}});
+  }
+  std::int64_t chunk = (length + splits - 1) / splits;
+  chunk = (chunk + align - 1) / align * align;
+  plan.chunk = chunk;
+  plan.splits = (length + chunk - 1) / chunk;  // rounding up the chunk may leave fewer, never empty, splits
+  return plan;
+}
+
+int short_row_lanes(std::int64_t K, bool vectorized) {
+  const std::int64_t items = vectorized ? (K + 3) / 4 : K;
+  int lanes = 1;
+  while (lanes < 32 && lanes < items) lanes *= 2;
+  return lanes;
+}
+
+std::int64_t float4_peel(const float* p, std::int64_t n) {
+  const auto misalign = reinterpret_cast<std::uintptr_t>(p) % 16;
+  const std::int64_t peel = static_cast<std::int64_t>((16 - misalign) % 16 / sizeof(float));
+  return std::min(peel, n);
 }
 
 }  // namespace gemv

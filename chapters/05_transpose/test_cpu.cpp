@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/random.hpp"
@@ -28,6 +29,23 @@ TEST_CASE("the reference transposes", "[transpose][reference]") {
   REQUIRE(reference_transpose({1, 2, 3, 4, 5, 6}, 2, 3) == std::vector<float>{1, 4, 2, 5, 3, 6});
   REQUIRE(reference_transpose({7}, 1, 1) == std::vector<float>{7});
   REQUIRE(reference_transpose({1, 2, 3}, 1, 3) == std::vector<float>{1, 2, 3});  // a row becomes a column
+}
+
+TEST_CASE("source_index names the element of A each element of B holds", "[transpose][reference]") {
+  // The index map of check() and of the GPU check (check_against_hash()): B = reference_transpose(A).
+  for (const auto& [R, C] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {2, 3}, {3, 2}, {1, 7}, {33, 17}}) {
+    std::vector<float> A(static_cast<std::size_t>(R * C));
+    for (std::size_t e = 0; e < A.size(); ++e) A[e] = static_cast<float>(e);
+    const std::vector<float> B = reference_transpose(A, R, C);
+    for (std::size_t i = 0; i < B.size(); ++i) {
+      REQUIRE(source_index(i, R, C, Output::transposed) == static_cast<std::uint64_t>(B[i]));
+      REQUIRE(source_index(i, R, C, Output::copied) == i);
+    }
+  }
+  // Beyond 2^32: no 32-bit wrap (46341 x 46341, the last element of B is the last of A).
+  const std::uint64_t n = 46341;
+  REQUIRE(source_index(n * n - 1, n, n, Output::transposed) == n * n - 1);
+  REQUIRE(source_index(n * n - 2, n, n, Output::transposed) == (n - 2) * n + (n - 1));
 }
 
 TEST_CASE("the check is exact and bites", "[transpose][reference]") {

@@ -1,6 +1,6 @@
-// Test helpers shared by test_gpu.cpp and test_exercise.cpp: the 2-D shape sweep, and a check
-// that runs one launcher on fresh random input in guarded buffers and requires an exact
-// result, no write outside B, and A untouched.
+// Test helpers of test_gpu.cpp: the 2-D shape sweep, and a check that runs one launcher on fresh
+// random input in guarded buffers and requires an exact result, no write outside B, and A
+// untouched. (The exercise has its own checker: exercise_check.cpp.)
 #pragma once
 
 #include <cstdint>

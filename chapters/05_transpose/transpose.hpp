@@ -43,16 +43,44 @@ const std::vector<Version>& versions();
 /// Minimum bytes moved: A read once and B written once, 2 * 4 * R * C (the same for the copies).
 double bytes_moved(std::int64_t R, std::int64_t C);
 
-/// @name Checking (reference.cpp)
+/// @name Checking (reference.cpp: the CPU reference, which the exercise checker links)
 /// @{
+
+/// The element of A that element `i` of B holds: for a transpose B[c][r] (i = c R + r) holds
+/// A[r][c], element r C + c of A; for a copy, element i.
+__host__ __device__ inline std::uint64_t source_index(std::uint64_t i, std::uint64_t R, std::uint64_t C,
+                                                      Output output) {
+  return output == Output::copied ? i : (i % R) * C + i / R;
+}
 
 /// The CPU reference: B[c * R + r] = A[r * C + c].
 std::vector<float> reference_transpose(const std::vector<float>& A, std::int64_t R, std::int64_t C);
 /// A transpose or a copy moves bits: the result must be exact (tolerance zero).
 const tut::Tolerance& exact_tolerance();
-/// Compares `got` with the expected content of B for `output` (exact), counting NaN as wrong.
+/// Compares the R * C floats `got` with the expected content of B for `output` (exact): element
+/// i must equal A[source_index(i)]; a NaN never does. On the CPU's threads.
+tut::ErrorStats check(const float* got, const float* A, std::int64_t R, std::int64_t C, Output output);
+/// check() of two host vectors of R * C floats.
 tut::ErrorStats check(const std::vector<float>& got, const std::vector<float>& A, std::int64_t R, std::int64_t C,
                       Output output);
+/// @}
+
+/// @name Checking where B lives (device_check.cu: the executable and the [large] test)
+/// @{
+
+/// Floats of B that check_against_hash() downloads at a time, when a check has failed.
+constexpr std::int64_t kHostCheckChunk = std::int64_t{1} << 24;
+
+/// Checks the device array B (R * C floats) against the A that
+/// `tut::fill_random_device(A, R * C, seed)` made: element i must equal
+/// `tut::hash_uniform(seed, source_index(i), -1, 1)` exactly. Each expected value is recomputed
+/// from the counter-based hash where it is needed, so nothing is stored: no host copy of A, no
+/// reference array, no fp64 copy; a 46341 x 46341 problem (2^31+ elements) needs only A and B on
+/// the GPU. One pass counts the wrong elements on the GPU (synchronizes `stream`); only when
+/// there are some is B downloaded in chunks of kHostCheckChunk and compared on the CPU's
+/// threads, so the report names the wrong elements.
+tut::ErrorStats check_against_hash(const float* B, std::int64_t R, std::int64_t C, Output output,
+                                   std::uint64_t seed, cudaStream_t stream = nullptr);
 /// @}
 
 /// @name The ladder (one file each)

@@ -1,4 +1,7 @@
-// The registry of chapter 05: the only list of versions (executable, --list, tests, JSON).
+// The registry of chapter 05: the only list of versions (executable, --list, tests, JSON), the
+// traffic model, and the vector-path test shared by v5-v9.
+#include <cstdint>
+
 #include "transpose.hpp"
 
 namespace transpose {
@@ -40,6 +43,11 @@ const std::vector<Version>& versions() {
        Output::transposed, launch_cublas_geam, nullptr},
   };
   return list;
+}
+
+bool vector_path(const float* A, const float* B, std::int64_t R, std::int64_t C) {
+  const auto aligned = [](const float* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return R % 4 == 0 && C % 4 == 0 && aligned(A) && aligned(B);
 }
 
 }  // namespace transpose

@@ -9,9 +9,11 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -77,19 +79,38 @@ const std::vector<Version>& versions();
 double gemm_flops(const Shape& s);
 
 /// Throws std::invalid_argument unless m, n and k fit the kernels' 32-bit dimension arguments.
-void check_dims(std::int64_t m, std::int64_t n, std::int64_t k);
+/// (Inline, like tile_grid(): a launcher may use them without linking the chapter's libraries.)
+inline void check_dims(std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (m < 0 || n < 0 || k < 0) throw std::invalid_argument("gemm: negative dimension");
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX) {
+    throw std::invalid_argument("gemm: dimensions above 2^31 - 1 are not supported (m=" + std::to_string(m) +
+                                ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ")");
+  }
+}
 
 /// The 2-D grid of block tiles: x walks the column tiles, y the row tiles. Throws
 /// std::invalid_argument if m needs more than 65535 row tiles (CUDA's limit on gridDim.y).
-dim3 tile_grid(std::int64_t m, std::int64_t n, int block_m, int block_n);
+inline dim3 tile_grid(std::int64_t m, std::int64_t n, int block_m, int block_n) {
+  const std::int64_t tiles_m = (m + block_m - 1) / block_m;
+  const std::int64_t tiles_n = (n + block_n - 1) / block_n;
+  if (tiles_m > 65535) {
+    throw std::invalid_argument("gemm: m = " + std::to_string(m) + " needs " + std::to_string(tiles_m) +
+                                " row tiles of " + std::to_string(block_m) + ", above CUDA's gridDim.y limit of 65535");
+  }
+  if (tiles_n > INT_MAX) throw std::invalid_argument("gemm: n too large for the grid");
+  return dim3(static_cast<unsigned>(tiles_n > 1 ? tiles_n : 1), static_cast<unsigned>(tiles_m > 1 ? tiles_m : 1));
+}
 
 /// @name Tolerances (see the chapter page, "Precision and tolerances")
 /// @{
 
-/// What a result of precision `p` must match, for inner dimension `k` and the given alpha, beta.
-/// The reference always uses the inputs the kernel saw (TF32/BF16-rounded where that applies), so
-/// the tolerance measures the accumulation only.
-tut::Tolerance tolerance(Precision p, std::int64_t k, float alpha, float beta);
+/// What a result of precision `p` with inner dimension `k` must match. The bounds are relative
+/// to each element's magnitude m_ij = |alpha| sum_k |a_ik b_kj| + |beta c0_ij| (make_reference
+/// computes it), so alpha and beta need no terms of their own and a result whose terms cancel
+/// is judged by the size of its terms, not by its own (tiny) size. The reference always uses the
+/// inputs the kernel saw (TF32/BF16-rounded where that applies), so the tolerance measures the
+/// accumulation only.
+tut::Tolerance tolerance(Precision p, std::int64_t k);
 /// @}
 
 /// @name Input rounding (identical on host and device; convert.cu runs it on the GPU)
@@ -131,13 +152,16 @@ void convert_to_bf16_device(const float* in, __nv_bfloat16* out, std::int64_t n,
 
 /// Every element: C_ref = alpha * A B + beta * C0 in double, in parallel over rows. `c0` may be
 /// null when beta == 0. Inputs are the floats the kernel saw (already rounded for TF32/BF16).
+/// With `magnitude`, also each element's magnitude |alpha| sum_k |a_ik b_kj| + |beta c0_ij|
+/// (the size of its terms, which the tolerance is relative to).
 std::vector<double> reference_gemm(const Shape& s, float alpha, const float* a, const float* b, float beta,
-                                   const float* c0);
+                                   const float* c0, std::vector<double>* magnitude = nullptr);
 
 /// One element of the reference, as a K-long dot product in double. `b_col` is column `j` of B,
-/// stored contiguously (K values); `c0` may be null when beta == 0.
+/// stored contiguously (K values); `c0` may be null when beta == 0. With `magnitude`, also the
+/// element's magnitude (as reference_gemm()).
 double reference_element(const Shape& s, std::int64_t i, std::int64_t j, float alpha, const float* a,
-                         const float* b_col, float beta, const float* c0);
+                         const float* b_col, float beta, const float* c0, double* magnitude = nullptr);
 
 /// The elements a sampled check looks at (flat indices i * n + j, sorted, no duplicates):
 /// the four corners; rows 0 and m-1 and columns 0 and n-1 (every element when short, else 512
@@ -150,6 +174,7 @@ struct Reference {
   bool full = true;                ///< true: value[i] is element i; false: value[s] is element index[s]
   std::vector<std::size_t> index;  ///< flat indices checked (sampled reference only)
   std::vector<double> value;       ///< the reference values
+  std::vector<double> magnitude;   ///< each value's magnitude, |alpha| sum |a b| + |beta c0| (as `value`)
 };
 
 /// Largest m * n * k whose reference is computed in full (2^31 multiply-adds: about a second
@@ -161,7 +186,8 @@ constexpr double kFullReferenceMacs = 2147483648.0;
 Reference make_reference(const Shape& s, float alpha, const float* a, const float* b, float beta, const float* c0,
                          std::uint64_t seed, double full_macs = kFullReferenceMacs);
 
-/// Compares a downloaded output `got` (all m * n elements) with `ref`.
+/// Compares a downloaded output `got` (all m * n elements) with `ref`, each element against
+/// atol + rtol * its magnitude (tut::ErrorStats::add with a magnitude).
 tut::ErrorStats check_output(const Reference& ref, const float* got, const tut::Tolerance& tol);
 
 /// "row i, col j" for the flat index i * n + j of an m x n matrix.

@@ -44,6 +44,15 @@ TEST_CASE("the reference multiplies matrices", "[gemm][reference]") {
   // Rectangular: (1 x 3) (3 x 2).
   const std::vector<float> r = {1, 2, 3}, q = {1, 0, 0, 1, 1, 1};
   REQUIRE(reference_gemm({1, 2, 3}, 1.0f, r.data(), q.data(), 0.0f, nullptr) == std::vector<double>{4, 5});
+  // Magnitudes: |alpha| sum |a b| + |beta c0|. (1 -2) (3 4)^T = 3 - 8 = -5 from terms of size 11;
+  // -1 * -5 + 2 * -0.5 = 4, of magnitude 11 + 1 = 12.
+  const std::vector<float> x = {1, -2}, y = {3, 4}, z = {-0.5f};
+  std::vector<double> mag;
+  REQUIRE(reference_gemm({1, 1, 2}, -1.0f, x.data(), y.data(), 2.0f, z.data(), &mag) == std::vector<double>{4});
+  REQUIRE(mag == std::vector<double>{12});
+  double one = 0.0;
+  REQUIRE(reference_element({1, 1, 2}, 0, 0, -1.0f, x.data(), y.data(), 2.0f, z.data(), &one) == 4.0);
+  REQUIRE(one == 12.0);
 }
 
 TEST_CASE("the reference matches the triple loop on ragged shapes", "[gemm][reference]") {
@@ -97,11 +106,17 @@ TEST_CASE("a sampled reference equals the full one where it looks", "[gemm][refe
   REQUIRE_FALSE(ref.full);
   REQUIRE(ref.index == sample_indices(s, 99));
   REQUIRE(ref.index.size() == ref.value.size());
-  const auto full = reference_gemm(s, 0.5f, a.data(), b.data(), -2.0f, c0.data());
-  for (std::size_t q = 0; q < ref.index.size(); ++q) REQUIRE(ref.value[q] == Approx(full[ref.index[q]]).margin(1e-9));
+  REQUIRE(ref.index.size() == ref.magnitude.size());
+  std::vector<double> full_mag;
+  const auto full = reference_gemm(s, 0.5f, a.data(), b.data(), -2.0f, c0.data(), &full_mag);
+  for (std::size_t q = 0; q < ref.index.size(); ++q) {
+    REQUIRE(ref.value[q] == Approx(full[ref.index[q]]).margin(1e-9));
+    REQUIRE(ref.magnitude[q] == Approx(full_mag[ref.index[q]]).margin(1e-9));
+    REQUIRE(ref.magnitude[q] >= std::fabs(ref.value[q]));
+  }
   // check_output looks only at the sampled elements: a wrong one there fails, one elsewhere does not.
   std::vector<float> got(full.begin(), full.end());
-  const tut::Tolerance tol = tolerance(Precision::fp32, s.k, 0.5f, -2.0f);
+  const tut::Tolerance tol = tolerance(Precision::fp32, s.k);
   REQUIRE(check_output(ref, got.data(), tol).passed(tol));
   got[ref.index[ref.index.size() / 2]] += 1.0f;
   REQUIRE_FALSE(check_output(ref, got.data(), tol).passed(tol));
@@ -113,8 +128,9 @@ TEST_CASE("small problems get a full reference; check_output catches NaN and wro
   const auto b = tut::random_floats(static_cast<std::size_t>(s.k * s.n), 2);
   const Reference ref = make_reference(s, 1.0f, a.data(), b.data(), 0.0f, nullptr, 7);
   REQUIRE(ref.full);
+  REQUIRE(ref.magnitude.size() == ref.value.size());
   std::vector<float> got(ref.value.begin(), ref.value.end());
-  const tut::Tolerance tol = tolerance(Precision::fp32, s.k, 1.0f, 0.0f);
+  const tut::Tolerance tol = tolerance(Precision::fp32, s.k);
   REQUIRE(check_output(ref, got.data(), tol).passed(tol));
   got[100] = std::nanf("");
   REQUIRE_FALSE(check_output(ref, got.data(), tol).passed(tol));
@@ -125,21 +141,127 @@ TEST_CASE("small problems get a full reference; check_output catches NaN and wro
   REQUIRE(format_index(5 * 17 + 3, 17) == "row 5, col 3");
 }
 
-TEST_CASE("tolerances: positive, K-dependent, tighter for fp32 than for tensor cores", "[gemm][tolerance]") {
-  const auto f_small = tolerance(Precision::fp32, 16, 1.0f, 0.0f);
-  const auto f_large = tolerance(Precision::fp32, 8192, 1.0f, 0.0f);
-  const auto b_large = tolerance(Precision::bf16, 8192, 1.0f, 0.0f);
-  REQUIRE(f_small.atol > 0.0);
-  REQUIRE(f_large.atol > 100.0 * f_small.atol);  // grows like K^1.5
-  REQUIRE(b_large.atol > f_large.atol);
-  REQUIRE(f_large.max_rel_norm <= 1e-5);
-  REQUIRE(b_large.max_rel_norm < 1e-3);  // a BF16 accumulator (error ~3e-3) must fail
-  REQUIRE(tolerance(Precision::fp32, 16, 1.0f, 2.0f).atol > f_small.atol);
-  REQUIRE(tolerance(Precision::fp32, 16, 4.0f, 0.0f).atol > f_small.atol);
-  // Even at K = 8192 a single missed product (|a b| ~ 0.25 on average) is far outside the bound.
-  REQUIRE(f_large.atol < 0.1);
-  REQUIRE_FALSE(f_large.why.empty());
-  REQUIRE_FALSE(b_large.why.empty());
+TEST_CASE("tolerances: relative to the terms' magnitudes, growing like sqrt(K), looser for tensor cores",
+          "[gemm][tolerance]") {
+  const double u = std::ldexp(1.0, -24);
+  const auto f16 = tolerance(Precision::fp32, 16);
+  const auto f8192 = tolerance(Precision::fp32, 8192);
+  const auto b8192 = tolerance(Precision::bf16, 8192);
+  REQUIRE(f16.atol == 0.0);  // everything is relative to m = |alpha| sum |a b| + |beta c0|
+  REQUIRE(f16.rtol == Approx((10.0 * 4.0 + 3.0) * u));
+  REQUIRE(f8192.rtol == Approx((10.0 * std::sqrt(8192.0) + 3.0) * u));
+  REQUIRE(f8192.max_rel_norm == Approx((std::sqrt(8192.0) + 3.0) * u));
+  // Up to K = 100 the element bound covers the worst case of any summation order (K roundings
+  // and the epilogue's two), not only the probable one.
+  for (std::int64_t k : {1, 2, 7, 33, 100}) REQUIRE(tolerance(Precision::fp32, k).rtol >= (k + 2) * u);
+  REQUIRE(tolerance(Precision::fp32, 0).rtol == tolerance(Precision::fp32, 1).rtol);  // K = 0 as K = 1
+  REQUIRE(b8192.rtol > f8192.rtol);
+  REQUIRE(b8192.max_rel_norm > f8192.max_rel_norm);
+  // A BF16 accumulator rounds each step to 2^-9: about 0.5 * 2^-9 of m in norm, far above the bound.
+  REQUIRE(b8192.max_rel_norm < 0.1 * std::ldexp(1.0, -9));
+  // Even at K = 8192 a single missed product of average size (|a b| ~ 0.25, m ~ K / 4 for inputs
+  // in [-1, 1)) is outside the element bound.
+  REQUIRE(f8192.rtol * 8192.0 / 4.0 < 0.25);
+  REQUIRE_FALSE(f8192.why.empty());
+  REQUIRE_FALSE(b8192.why.empty());
+}
+
+namespace {
+
+/// sum_p a[p] b[p * stride] in fp32 (what a kernel computes), in one of three orders:
+/// 0 a forward FMA chain, 1 a backward FMA chain, 2 a pairwise tree of rounded products.
+float fp32_dot(const float* a, const float* b, std::int64_t k, std::int64_t stride, int order) {
+  if (order == 2) {
+    std::vector<float> level(static_cast<std::size_t>(k));
+    for (std::int64_t p = 0; p < k; ++p) level[p] = a[p] * b[p * stride];
+    while (level.size() > 1) {
+      std::vector<float> next((level.size() + 1) / 2);
+      for (std::size_t q = 0; q < next.size(); ++q)
+        next[q] = 2 * q + 1 < level.size() ? level[2 * q] + level[2 * q + 1] : level[2 * q];
+      level.swap(next);
+    }
+    return level.empty() ? 0.0f : level[0];
+  }
+  float acc = 0.0f;
+  for (std::int64_t q = 0; q < k; ++q) {
+    const std::int64_t p = order == 0 ? q : k - 1 - q;
+    acc = std::fmaf(a[p], b[p * stride], acc);
+  }
+  return acc;
+}
+
+/// C = A B in fp32 (alpha = 1, beta = 0), every element by fp32_dot(order).
+std::vector<float> fp32_gemm(const Shape& s, const std::vector<float>& a, const std::vector<float>& b, int order) {
+  std::vector<float> c(static_cast<std::size_t>(s.m * s.n));
+  for (std::int64_t i = 0; i < s.m; ++i)
+    for (std::int64_t j = 0; j < s.n; ++j) c[i * s.n + j] = fp32_dot(&a[i * s.k], &b[j], s.k, s.n, order);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("an honest fp32 result whose terms cancel passes; a wrong one fails", "[gemm][tolerance]") {
+  // 1 x 3 x 4096: random terms, and the last term of each column chosen so that the exact sum
+  // almost cancels: |ref| ~ 1e-6 while sum |a b| ~ 1000. fp32 rounding then errs by ~1e-6,
+  // a thousand times |ref|: fine against the terms' magnitude, hopeless against |ref|.
+  const Shape s{1, 3, 4096};
+  std::vector<float> a = tut::random_floats(static_cast<std::size_t>(s.k), 21);
+  std::vector<float> b = tut::random_floats(static_cast<std::size_t>(s.k * s.n), 22);
+  a[s.k - 1] = 1.0f;
+  for (std::int64_t j = 0; j < s.n; ++j) {
+    double partial = 0.0;
+    for (std::int64_t p = 0; p + 1 < s.k; ++p) partial += double(a[p]) * double(b[p * s.n + j]);
+    b[(s.k - 1) * s.n + j] = static_cast<float>(-partial);
+  }
+  const Reference ref = make_reference(s, 1.0f, a.data(), b.data(), 0.0f, nullptr, 1);
+  for (std::size_t j = 0; j < ref.value.size(); ++j) {
+    REQUIRE(std::fabs(ref.value[j]) < 1e-4);
+    REQUIRE(ref.magnitude[j] > 500.0);
+  }
+  const tut::Tolerance tol = tolerance(Precision::fp32, s.k);
+  bool fails_against_ref_alone = false;
+  for (int order = 0; order < 3; ++order) {
+    const std::vector<float> got = fp32_gemm(s, a, b, order);
+    const tut::ErrorStats stats = check_output(ref, got.data(), tol);
+    INFO("summation order " << order << ": " << stats.describe(tol));
+    REQUIRE(stats.passed(tol));
+    tut::ErrorStats vs_ref;  // the same bounds relative to |ref|: what the magnitudes fix
+    for (std::size_t j = 0; j < got.size(); ++j) vs_ref.add(j, got[j], ref.value[j], tol);
+    fails_against_ref_alone = fails_against_ref_alone || !vs_ref.passed(tol);
+  }
+  REQUIRE(fails_against_ref_alone);
+
+  // Wrong results fail: the largest product dropped, NaN (C not written), zeros.
+  std::int64_t big = 0;
+  for (std::int64_t p = 0; p + 1 < s.k; ++p)
+    if (std::fabs(a[p] * b[p * s.n]) > std::fabs(a[big] * b[big * s.n])) big = p;
+  std::vector<float> got = fp32_gemm(s, a, b, 0);
+  got[0] -= a[big] * b[big * s.n];
+  REQUIRE_FALSE(check_output(ref, got.data(), tol).passed(tol));
+  got = fp32_gemm(s, a, b, 0);
+  got[2] = std::nanf("");
+  REQUIRE_FALSE(check_output(ref, got.data(), tol).passed(tol));
+}
+
+TEST_CASE("the normwise bound passes fp32 accumulation and fails TF32 inputs in an fp32 kernel", "[gemm][tolerance]") {
+  // 32 x 32 x 1024 on inputs in [-1, 1): an fp32 chain errs by about 0.5 u of sum |a b| in norm;
+  // TF32-rounded inputs (a kernel on the tensor cores where fp32 was asked) by about
+  // 5e-4 / sqrt(K) = 1.7e-5, eight times the bound (sqrt(K) + 3) u = 2.1e-6.
+  const Shape s{32, 32, 1024};
+  const std::vector<float> a = tut::random_floats(static_cast<std::size_t>(s.m * s.k), 31);
+  const std::vector<float> b = tut::random_floats(static_cast<std::size_t>(s.k * s.n), 32);
+  const Reference ref = make_reference(s, 1.0f, a.data(), b.data(), 0.0f, nullptr, 1);
+  const tut::Tolerance tol = tolerance(Precision::fp32, s.k);
+  const tut::ErrorStats honest = check_output(ref, fp32_gemm(s, a, b, 0).data(), tol);
+  INFO(honest.describe(tol));
+  REQUIRE(honest.passed(tol));
+  REQUIRE(honest.rel_norm_error() < 0.2 * tol.max_rel_norm);
+  std::vector<float> a32 = a, b32 = b;
+  for (float& x : a32) x = round_to_tf32(x);
+  for (float& x : b32) x = round_to_tf32(x);
+  const tut::ErrorStats tf32 = check_output(ref, fp32_gemm(s, a32, b32, 0).data(), tol);
+  INFO(tf32.describe(tol));
+  REQUIRE_FALSE(tf32.passed(tol));
 }
 
 TEST_CASE("TF32 and BF16 rounding", "[gemm][precision]") {

@@ -6,7 +6,8 @@
 
 namespace gemm {
 
-/// v4's tile sizes (the exercise uses the same).
+/// v4's tile sizes (the exercise has the same sizes, but places a thread's 8 x 8 outputs otherwise).
+// [tiles]
 namespace v4 {
 constexpr int BM = 128;                          ///< rows of C per block
 constexpr int BN = 128;                          ///< columns of C per block
@@ -18,6 +19,7 @@ constexpr int kALoads = BM * BK / kThreads;      ///< elements of A's tile each 
 constexpr int kBLoads = BK * BN / kThreads;      ///< elements of B's tile each thread loads (4)
 static_assert(BM * BK % kThreads == 0 && BK * BN % kThreads == 0, "v4: tiles must split evenly over the threads");
 }  // namespace v4
+// [tiles]
 
 /// @brief C = alpha * A B + beta * C; a 128 x 128 tile per block of 256 threads, 8 x 8 outputs per thread.
 ///

@@ -18,9 +18,13 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/compare.hpp"
@@ -57,10 +61,57 @@ struct ConvShape {
   std::int64_t reduction() const { return c * r * s; }
 };
 
+namespace detail {
+
+/// a * b * ..., or -1 if the product exceeds 2^62 (every factor is positive).
+inline std::int64_t checked_product(std::initializer_list<std::int64_t> factors) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+  std::int64_t prod = 1;
+  for (std::int64_t f : factors) {
+    if (f != 0 && prod > kLimit / f) return -1;
+    prod *= f;
+  }
+  return prod;
+}
+
+}  // namespace detail
+
 /// "" if the shape is valid, else one line saying why not: a dimension below 1, a stride below
 /// 1, negative padding, a filter larger than the padded input (no output), a dimension above
 /// 2^31 - 1 (the kernels' index type), or element counts whose product overflows 64 bits.
-std::string shape_error(const ConvShape& s);
+/// Inline (like require_valid() and dims_of()): the exercise's runner links no chapter library.
+inline std::string shape_error(const ConvShape& s) {
+  const std::pair<const char*, std::int64_t> positive[] = {{"N", s.n}, {"C", s.c}, {"H", s.h}, {"W", s.w},
+                                                           {"K", s.k}, {"R", s.r}, {"S", s.s}};
+  for (const auto& [name, v] : positive) {
+    if (v < 1) return std::string(name) + " must be at least 1 (got " + std::to_string(v) + ")";
+    if (v > INT_MAX) return std::string(name) + " = " + std::to_string(v) + " is above 2^31 - 1";
+  }
+  if (s.stride_h < 1 || s.stride_w < 1) {
+    return "the stride must be at least 1 (got " + std::to_string(s.stride_h) + " x " + std::to_string(s.stride_w) + ")";
+  }
+  if (s.pad_h < 0 || s.pad_w < 0) {
+    return "the padding must not be negative (got " + std::to_string(s.pad_h) + " x " + std::to_string(s.pad_w) + ")";
+  }
+  if (s.stride_h > INT_MAX || s.stride_w > INT_MAX || s.pad_h > INT_MAX / 4 || s.pad_w > INT_MAX / 4 ||
+      s.h + 2 * s.pad_h > INT_MAX || s.w + 2 * s.pad_w > INT_MAX) {
+    return "the padded input (or the stride) is above 2^31 - 1";
+  }
+  if (s.r > s.h + 2 * s.pad_h || s.s > s.w + 2 * s.pad_w) {
+    return "the " + std::to_string(s.r) + "x" + std::to_string(s.s) + " filter is larger than the padded input (" +
+           std::to_string(s.h + 2 * s.pad_h) + "x" + std::to_string(s.w + 2 * s.pad_w) + "): there is no output";
+  }
+  const std::int64_t p = s.p(), q = s.q();
+  using detail::checked_product;
+  if (checked_product({s.n, s.c, s.h, s.w}) < 0 || checked_product({s.k, s.c, s.r, s.s}) < 0 ||
+      checked_product({s.n, s.k, p, q}) < 0 || checked_product({s.n, p, q, s.c, s.r, s.s}) < 0 ||
+      checked_product({s.n, s.k, p, q, s.c, s.r, s.s}) < 0) {
+    return "the tensor sizes overflow 64-bit integers (N C H W = " + std::to_string(s.n) + " x " +
+           std::to_string(s.c) + " x " + std::to_string(s.h) + " x " + std::to_string(s.w) + ", K = " +
+           std::to_string(s.k) + ")";
+  }
+  return "";
+}
 
 /// "N32 C64 56x56 K64 3x3 pad1" (stride and asymmetric padding only when they are not 1 / equal).
 std::string shape_text(const ConvShape& s);
@@ -126,7 +177,10 @@ std::string unsupported_reason(const Version& v, const ConvShape& s);
 
 /// Throws std::invalid_argument with shape_error()'s message when the shape is invalid. Every
 /// launcher calls it first.
-void require_valid(const ConvShape& s, const char* who);
+inline void require_valid(const ConvShape& s, const char* who) {
+  const std::string why = shape_error(s);
+  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+}
 
 /// Throws std::invalid_argument naming `who` unless x and w start on 16-byte boundaries (the
 /// bf16 versions' 16-byte cp.async of 8 channels).
@@ -153,15 +207,30 @@ struct Dims {
 };
 
 /// The Dims of a valid shape.
-Dims dims_of(const ConvShape& s);
+inline Dims dims_of(const ConvShape& s) {
+  const auto i = [](std::int64_t v) { return static_cast<int>(v); };
+  return {i(s.n), i(s.c), i(s.h), i(s.w), i(s.k), i(s.r), i(s.s), i(s.pad_h), i(s.pad_w), i(s.stride_h),
+          i(s.stride_w), i(s.p()), i(s.q())};
+}
 
 /// @name Tolerances (see the chapter page, "Precision and tolerances")
 /// @{
 
-/// What a result must match: `reduction` = C R S products per output; `winograd` for a version
-/// that computes in the Winograd domain. The reference uses the inputs the kernel saw
-/// (bf16-rounded for the bf16 table).
+/// What a result must match: `reduction` = L = C R S products per output; `winograd` for a
+/// version that computes in the Winograd domain. Output element i passes when
+/// |got - ref_i| <= atol + rtol * scale_i, and the whole output when
+/// ||got - ref|| / ||scale|| <= max_rel_norm, where scale_i = error_scale() of the element: the
+/// sum of the magnitudes of its L terms, sum |x w| (a bound relative to |ref| alone would fail
+/// an honest rounding error wherever the terms cancel). The reference uses the inputs the kernel
+/// saw (bf16-rounded for the bf16 table).
 tut::Tolerance tolerance(Precision p, std::int64_t reduction, bool winograd);
+
+/// The scale an output element's error is measured against (the `magnitude` handed to
+/// tut::ErrorStats::add): `magnitude` = sum |x w| of its terms in fp32; in bf16, where the output
+/// is also rounded to bf16 (an error relative to the result itself), |ref| + kappa * magnitude,
+/// with kappa = the accumulation's factor / tolerance(bf16).rtol, so that rtol * scale is the
+/// output rounding's 2^-8 |ref| plus the accumulation's bound on sum |x w|.
+double error_scale(Precision p, std::int64_t reduction, double ref, double magnitude);
 /// @}
 
 /// @name Layouts and conversions (convert.cu; run once per problem, never timed)
@@ -193,12 +262,15 @@ std::size_t output_offset(const ConvShape& s, Layout l, std::size_t canonical);
 /// "n 3, k 17, p 0, q 55" for a canonical output index.
 std::string format_index(const ConvShape& s, std::size_t canonical);
 
-/// One output element in double from NCHW x and KCRS w (the floats the kernel saw).
+/// One output element in double from NCHW x and KCRS w (the floats the kernel saw); if
+/// `magnitude` is given, it receives the sum of |x w| over the element's terms.
 double reference_output(const ConvShape& s, const float* x, const float* w, std::int64_t n, std::int64_t k,
-                        std::int64_t p, std::int64_t q);
+                        std::int64_t p, std::int64_t q, double* magnitude = nullptr);
 
-/// Every output element in double, in the canonical NKPQ order, in parallel over (n, k).
-std::vector<double> reference_conv(const ConvShape& s, const float* x, const float* w);
+/// Every output element in double, in the canonical NKPQ order, in parallel over (n, k); if
+/// `magnitude` is given, it receives each element's sum of |x w| (same order).
+std::vector<double> reference_conv(const ConvShape& s, const float* x, const float* w,
+                                   std::vector<double>* magnitude = nullptr);
 
 /// The outputs a sampled check looks at (canonical indices, sorted, no duplicates): for 64
 /// pixels (the four corners of image 0 and of the last image, the rest random) every output
@@ -211,6 +283,7 @@ struct Reference {
   bool full = true;                ///< true: value[i] is canonical element i; false: value[j] is element index[j]
   std::vector<std::size_t> index;  ///< canonical indices checked (sampled reference only)
   std::vector<double> value;       ///< the reference values
+  std::vector<double> magnitude;   ///< each value's sum of |x w| over its C R S terms (same order)
 };
 
 /// Largest N K P Q C R S computed in full (2^31 multiply-adds: about a second on 16 cores);
@@ -221,8 +294,10 @@ constexpr double kFullReferenceMacs = 2147483648.0;
 Reference make_reference(const ConvShape& s, const float* x, const float* w, std::uint64_t seed,
                          double full_macs = kFullReferenceMacs);
 
-/// Compares a downloaded output `got` (all N K P Q elements, in layout `l`) with `ref`.
-tut::ErrorStats check_output(const ConvShape& s, Layout l, const Reference& ref, const float* got,
+/// Compares a downloaded output `got` (all N K P Q elements, in layout `l`, computed in
+/// precision `p`) with `ref`, each element against its error_scale(). On the host, on the CPU's
+/// threads: a check needs no device memory beyond the output itself.
+tut::ErrorStats check_output(const ConvShape& s, Precision p, Layout l, const Reference& ref, const float* got,
                              const tut::Tolerance& tol);
 /// @}
 

@@ -5,7 +5,8 @@
 //   conv2d                                   # the six layers of the chapter, fp32 and bf16
 //   conv2d --dtype fp32 --n 32 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --pad 1
 //   conv2d --h 224 --w 224 --c 3 --k 64 --r 7 --s 7 --stride 2 --pad 3 --n 8
-//   conv2d --version v4_implicit_gemm_nhwc --version cudnn_fp32_nhwc --version exercise
+//   conv2d --version v4_implicit_gemm_nhwc --version cudnn_fp32_nhwc
+//   conv2d --n 2 --c 64 --h 4100 --w 4100 --k 64 --pad 1   # an input above 2^31 elements (~30 GB)
 //   conv2d --sweep --json conv2d_sweep.json  # the 56x56 layer at N = 1 .. 32
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +19,6 @@
 #include "common/harness.hpp"
 #include "common/random.hpp"
 #include "conv2d.hpp"
-#include "exercise.hpp"
 
 namespace conv2d {
 
@@ -43,14 +43,33 @@ std::vector<ConvShape> default_shapes() {
   return {a, b, c, d, e, f};
 }
 
-/// The exercise and its solution, as extra rows of the fp32 table.
-const std::vector<tut::ExtraRow<Kernel>>& exercise_rows() {
-  static const auto rows = tut::exercise_rows<Kernel>(
-      "[NCHW fp32] shared-memory input tile with halo", "exercises/07_conv2d/conv2d_smem_tile.cu",
-      Kernel{Precision::fp32, Layout::nchw, exercise_conv2d_smem_tile, nullptr, false},
-      Kernel{Precision::fp32, Layout::nchw, solution_conv2d_smem_tile, nullptr, false});
-  return rows;
-}
+/// The executable's reference is full up to 2^29 multiply-adds (the 6-channel image), sampled above.
+constexpr double kFullReferenceMacsHere = 536870912.0;
+
+/// Device memory the versions keep between problems: v3's im2col matrix, v5's transformed
+/// tensors, v6's transformed filter and cuDNN's search workspace each live until exit and only
+/// grow, so a problem's estimate carries what earlier problems of the run allocated. A version
+/// that refuses a shape allocates nothing for it.
+struct Workspaces {
+  double im2col = 0.0, winograd = 0.0, filter = 0.0, cudnn = 0.0;
+
+  /// What the rows of the `p` table add for `s`.
+  void grow(const ConvShape& s, Precision p) {
+    const auto at_least = [](double& have, double need) { have = std::max(have, need); };
+    const double c = static_cast<double>(s.c), k = static_cast<double>(s.k);
+    if (p == Precision::fp32) {
+      if (supports_v3(s).empty()) at_least(im2col, im2col_bytes(s));
+      if (supports_v5(s).empty()) at_least(winograd, winograd_bytes(s) + 64.0 * k * c);  // V, M and U
+      if (supports_v6(s).empty()) at_least(filter, 64.0 * (c + 7.0) * (k + 63.0));     // U, padded to 8 x 64
+    }
+    // cuDNN's search is offered 1 GiB; cuDNN refuses tensors of more than 2^31 - 1 elements.
+    const double most = 2147483647.0;
+    if (static_cast<double>(s.input_elements()) <= most && static_cast<double>(s.output_elements()) <= most) {
+      at_least(cudnn, 1073741824.0);
+    }
+  }
+  double total() const { return im2col + winograd + filter + cudnn; }
+};
 
 ConvShape shape_of(const tut::Problem& p) {
   ConvShape s;
@@ -134,7 +153,6 @@ class Conv2dChapter final : public tut::Chapter {
   std::vector<tut::VersionInfo> versions() const override {
     std::vector<tut::VersionInfo> all;
     for (const auto& v : conv2d::versions()) all.push_back(v.info);
-    for (const auto& r : exercise_rows()) all.push_back(r.info);
     return all;
   }
 
@@ -163,6 +181,7 @@ class Conv2dChapter final : public tut::Chapter {
     if (dtype_ != "fp32") precisions.push_back(Precision::bf16);
 
     std::vector<tut::Problem> list;
+    Workspaces kept;  // in the order the problems run
     for (const ConvShape& s : shapes) {
       const std::string why = shape_error(s);
       if (!why.empty()) throw tut::UsageError(why);
@@ -176,13 +195,17 @@ class Conv2dChapter final : public tut::Chapter {
         prob.dtype = precision_name(p);
         const double x = static_cast<double>(s.input_elements()), w = static_cast<double>(s.filter_elements()),
                      y = static_cast<double>(s.output_elements());
-        // Inputs in two layouts (plus fp32 staging for bf16), the output, and the largest
-        // workspace a row of this table allocates (im2col, Winograd, cuDNN's search).
-        const double work = p == Precision::fp32 ? std::max({im2col_bytes(s), winograd_bytes(s), 1073741824.0})
-                                                 : 1073741824.0;
-        prob.device_bytes = p == Precision::fp32 ? 8.0 * (x + w) + 4.0 * y + work
-                                                 : 8.0 * (x + w) + 4.0 * (x + w) + 2.0 * y + work;
-        prob.host_bytes = 4.0 * (x + w) + 4.0 * y + 8.0 * std::min(y, 67108864.0);
+        // Device: x and w in both layouts (fp32; for bf16 also the fp32 copies they are made from,
+        // freed before the first row runs), y, and the workspaces kept so far. The check takes no
+        // device memory: y comes back to the host and is compared there (check_output()).
+        kept.grow(s, p);
+        prob.device_bytes = (p == Precision::fp32 ? 8.0 * (x + w) + 4.0 * y : 12.0 * (x + w) + 2.0 * y) + kept.total();
+        // Host: the NCHW x and w the reference reads (bf16: and the bf16 download they come from),
+        // the downloaded y (bf16: and its bf16 copy), and the reference, full (value and sum |x w|
+        // per output) or sampled (about 64 K + 64 (P + Q) + 8192 outputs).
+        const bool full = y * static_cast<double>(s.reduction()) <= kFullReferenceMacsHere && y <= 67108864.0;
+        const double sampled = 64.0 * static_cast<double>(s.k) + 64.0 * static_cast<double>(s.p() + s.q()) + 8192.0;
+        prob.host_bytes = (p == Precision::fp32 ? 4.0 : 6.0) * (x + w + y) + (full ? 16.0 * y : 32.0 * sampled);
         list.push_back(prob);
       }
     }
@@ -193,8 +216,7 @@ class Conv2dChapter final : public tut::Chapter {
     const Precision prec = problem.dtype == "bf16" ? Precision::bf16 : Precision::fp32;
     const ConvShape s = shape_of(problem);
 
-    // The rows of this table: the registry's versions of this precision, plus the exercise and
-    // the solution in the fp32 table.
+    // The rows of this table: the registry's versions of this precision.
     struct Row {
       tut::VersionInfo info;
       Kernel kernel;
@@ -205,16 +227,12 @@ class Conv2dChapter final : public tut::Chapter {
     for (const auto& v : conv2d::versions()) {
       if (v.kernel.precision == prec) rows.push_back({v.info, v.kernel, v.supports, v.max_flops});
     }
-    if (prec == Precision::fp32) {
-      for (const auto& r : exercise_rows()) rows.push_back({r.info, r.run, supports_v1, 0.0});
-    }
     bool any = false;
     for (const auto& r : rows) any = any || session.wants(r.info.name);
     if (!any) return;
 
     Tensors t = make_tensors(s, prec, session.seed(), session.stream());
-    // Full reference up to 2^29 multiply-adds (the 6-channel image), sampled above.
-    const Reference ref = make_reference(s, t.hx.data(), t.hw.data(), session.seed() ^ 0x5eed5u, 536870912.0);
+    const Reference ref = make_reference(s, t.hx.data(), t.hw.data(), session.seed() ^ 0x5eed5u, kFullReferenceMacsHere);
     std::vector<float> got(static_cast<std::size_t>(s.output_elements()));
     std::vector<__nv_bfloat16> got16(prec == Precision::bf16 ? got.size() : 0);
 
@@ -261,7 +279,7 @@ class Conv2dChapter final : public tut::Chapter {
         } else {
           CUDA_CHECK(cudaMemcpy(got.data(), t.y.data(), t.y.bytes(), cudaMemcpyDeviceToHost));
         }
-        return check_output(s, layout, ref, got.data(), tol);
+        return check_output(s, prec, layout, ref, got.data(), tol);
       };
       // The library rows search their algorithm on the first call: do it here, untimed, and
       // report a row that cuDNN cannot run as skipped rather than stopping the whole run.

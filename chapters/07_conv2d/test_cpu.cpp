@@ -143,15 +143,15 @@ TEST_CASE("a check fails a negated or flipped output", "[conv2d][reference]") {
   const tut::Tolerance tol = tolerance(Precision::fp32, s.reduction(), false);
   std::vector<float> good(ref.value.begin(), ref.value.end()), negated(good.size());
   for (std::size_t i = 0; i < good.size(); ++i) negated[i] = -good[i];
-  REQUIRE(check_output(s, Layout::nchw, ref, good.data(), tol).passed(tol));
-  REQUIRE_FALSE(check_output(s, Layout::nchw, ref, negated.data(), tol).passed(tol));
+  REQUIRE(check_output(s, Precision::fp32, Layout::nchw, ref, good.data(), tol).passed(tol));
+  REQUIRE_FALSE(check_output(s, Precision::fp32, Layout::nchw, ref, negated.data(), tol).passed(tol));
   // The true convolution: each filter rotated by 180 degrees.
   std::vector<float> flipped_w(w.size());
   for (std::int64_t kc = 0; kc < s.k * s.c; ++kc)
     for (std::int64_t i = 0; i < 9; ++i) flipped_w[kc * 9 + i] = w[kc * 9 + 8 - i];
   const std::vector<double> conv = reference_conv(s, x.data(), flipped_w.data());
   const std::vector<float> convf(conv.begin(), conv.end());
-  REQUIRE_FALSE(check_output(s, Layout::nchw, ref, convf.data(), tol).passed(tol));
+  REQUIRE_FALSE(check_output(s, Precision::fp32, Layout::nchw, ref, convf.data(), tol).passed(tol));
 }
 
 TEST_CASE("tolerances: fp32 < Winograd < bf16, and they grow with the reduction", "[conv2d][tolerance]") {
@@ -159,12 +159,79 @@ TEST_CASE("tolerances: fp32 < Winograd < bf16, and they grow with the reduction"
                        b = tolerance(Precision::bf16, 576, false);
   REQUIRE(f.max_rel_norm < wg.max_rel_norm);
   REQUIRE(wg.max_rel_norm < b.max_rel_norm);
-  REQUIRE(f.atol < wg.atol);
+  REQUIRE(f.atol == 0.0);  // a direct sum's rounding is bounded by its terms' magnitudes alone
+  REQUIRE(wg.atol > 0.0);  // Winograd's is not: it comes from the whole input tile
   REQUIRE(b.rtol > std::ldexp(1.0, -9));  // a bf16 output rounding passes
-  REQUIRE(tolerance(Precision::fp32, 2304, false).atol > f.atol);
+  REQUIRE(tolerance(Precision::fp32, 2304, false).rtol > f.rtol);
   REQUIRE_FALSE(f.why.empty());
-  // A missing product (0.25 on average) fails the fp32 element bound for the chapter's layers.
-  REQUIRE(f.atol < 0.01);
+  // A missing product (0.25 on average) fails the fp32 element bound on the chapter's deepest
+  // layer: L = 2304 products of [-1, 1) inputs, sum |x w| about L / 4.
+  REQUIRE(tolerance(Precision::fp32, 2304, false).rtol * 2304.0 / 4.0 < 0.02);
+  // The scales: sum |x w| in fp32; in bf16 |ref| (the output rounding) plus a small share of it.
+  REQUIRE(error_scale(Precision::fp32, 576, -2.0, 100.0) == 100.0);
+  REQUIRE(error_scale(Precision::bf16, 576, -2.0, 100.0) > 2.0);
+  REQUIRE(error_scale(Precision::bf16, 576, -2.0, 100.0) < 2.0 + 0.05 * 100.0);
+}
+
+TEST_CASE("tolerances: an honest rounding error on cancelling terms passes, a real error fails", "[conv2d][tolerance]") {
+  // One output of three products that nearly cancel (1x1 filter, C = 3):
+  // 1100.1 * 0.7 + 2300.3 * 0.3 - 1622.3999 * 0.9 = 1.4e-4, from terms of magnitude 2920.
+  const ConvShape s = make(1, 3, 1, 1, 1, 1, 1, 0, 1);
+  const std::vector<float> x = {1100.1f, 2300.3f, -1622.3999f}, w = {0.7f, 0.3f, 0.9f};
+  const Reference ref = make_reference(s, x.data(), w.data(), 1);
+  REQUIRE(ref.magnitude.size() == 1);
+  REQUIRE(ref.magnitude[0] > 1e6 * std::fabs(ref.value[0]));  // the terms cancel
+  // An honest fp32 kernel: a chain of fused multiply-adds. Its rounding error is 16% of the result
+  // itself, so any bound on |ref| alone would fail it; on sum |x w| it is tiny.
+  float honest = 0.0f;
+  for (std::size_t c = 0; c < 3; ++c) honest = std::fmaf(x[c], w[c], honest);
+  REQUIRE(std::fabs(honest - ref.value[0]) > 0.1 * std::fabs(ref.value[0]));
+  const tut::Tolerance tol = tolerance(Precision::fp32, s.reduction(), false);
+  const tut::ErrorStats good = check_output(s, Precision::fp32, Layout::nchw, ref, &honest, tol);
+  INFO(good.describe(tol));
+  REQUIRE(good.passed(tol));
+  // 0 is honest too: the same sum with each product rounded first (770.07 + 690.09 - 1460.16)
+  // cancels exactly.
+  const float zero = 0.0f;
+  REQUIRE(check_output(s, Precision::fp32, Layout::nchw, ref, &zero, tol).passed(tol));
+  // A product missing, a sign flipped, or the output not written (NaN: the poison): all fail.
+  const float missing = std::fmaf(x[1], w[1], x[0] * w[0]);
+  const float flipped = std::fmaf(-x[2], w[2], std::fmaf(x[1], w[1], x[0] * w[0]));
+  const float nan = std::nanf("");
+  for (const float* bad : {&missing, &flipped, &nan}) {
+    REQUIRE_FALSE(check_output(s, Precision::fp32, Layout::nchw, ref, bad, tol).passed(tol));
+  }
+}
+
+TEST_CASE("tolerances: bf16 outputs rounded once pass, a dropped channel fails; padding-only outputs", "[conv2d][tolerance]") {
+  const ConvShape s = make(2, 8, 9, 10, 4, 3, 3, 3, 1);  // pad 3 > R - 1: the border outputs see only zeros
+  std::vector<float> x = tut::random_floats(static_cast<std::size_t>(s.input_elements()), 11);
+  std::vector<float> w = tut::random_floats(static_cast<std::size_t>(s.filter_elements()), 12);
+  for (auto* v : {&x, &w})
+    for (float& f : *v) f = round_to_bf16(f);
+  const Reference ref = make_reference(s, x.data(), w.data(), 1);
+  REQUIRE(ref.value[0] == 0.0);  // (n 0, k 0, p 0, q 0): its window lies in the padding
+  REQUIRE(ref.magnitude[0] == 0.0);
+  // bf16: the exact result rounded to bf16 (the kernel's last step) passes.
+  const tut::Tolerance b = tolerance(Precision::bf16, s.reduction(), false);
+  std::vector<float> rounded(ref.value.size());
+  for (std::size_t i = 0; i < rounded.size(); ++i) rounded[i] = round_to_bf16(static_cast<float>(ref.value[i]));
+  REQUIRE(check_output(s, Precision::bf16, Layout::nchw, ref, rounded.data(), b).passed(b));
+  // ... and the result without channel 3 fails.
+  std::vector<float> w_dropped = w;
+  for (std::int64_t k = 0; k < s.k; ++k)
+    for (std::int64_t i = 0; i < 9; ++i) w_dropped[static_cast<std::size_t>((k * s.c + 3) * 9 + i)] = 0.0f;
+  const std::vector<double> dropped = reference_conv(s, x.data(), w_dropped.data());
+  std::vector<float> dropped16(dropped.size());
+  for (std::size_t i = 0; i < dropped.size(); ++i) dropped16[i] = round_to_bf16(static_cast<float>(dropped[i]));
+  REQUIRE_FALSE(check_output(s, Precision::bf16, Layout::nchw, ref, dropped16.data(), b).passed(b));
+  // An output of the padding alone must be exactly 0 for a direct sum (nothing to round), while
+  // Winograd may leave there a rounding of its tile's other inputs: its absolute part allows it.
+  std::vector<float> noisy(ref.value.begin(), ref.value.end());
+  noisy[0] = 1e-7f;
+  const tut::Tolerance f = tolerance(Precision::fp32, s.reduction(), false), wg = tolerance(Precision::fp32, s.reduction(), true);
+  REQUIRE_FALSE(check_output(s, Precision::fp32, Layout::nchw, ref, noisy.data(), f).passed(f));
+  REQUIRE(check_output(s, Precision::fp32, Layout::nchw, ref, noisy.data(), wg).passed(wg));
 }
 
 TEST_CASE("Winograd F(2x2,3x3) transforms reproduce the direct 2x2 outputs", "[conv2d][winograd]") {

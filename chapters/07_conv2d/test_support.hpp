@@ -1,6 +1,6 @@
-// Test helpers shared by test_gpu.cpp and test_exercise.cpp: the shape sweep, seeded inputs, and
-// one run of a version on guarded buffers, checked against the CPU reference (nothing written
-// outside y, inputs unchanged).
+// Test helpers of test_gpu.cpp: the shape sweep, seeded inputs, and one run of a version on
+// guarded buffers, checked against the CPU reference (nothing written outside y, inputs
+// unchanged). The exercise has its own checker (exercise_check.cpp).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -181,7 +181,7 @@ inline void require_matches(const Kernel& kern, const std::string& name, const C
             << shape_text(s) << ", offsets (x, w, y) = (" << off.x << ", " << off.w << ", " << off.y << ")");
   const std::vector<float> got = run_once(kern, s, in, off);
   const tut::Tolerance tol = tolerance(kern.precision, s.reduction(), kern.winograd);
-  const tut::ErrorStats stats = check_output(s, kern.layout, ref, got.data(), tol);
+  const tut::ErrorStats stats = check_output(s, kern.precision, kern.layout, ref, got.data(), tol);
   INFO(stats.describe(tol, [&s](std::size_t i) { return format_index(s, i); }));
   REQUIRE(stats.passed(tol));
 }

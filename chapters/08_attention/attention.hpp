@@ -23,6 +23,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -86,8 +87,26 @@ __host__ __device__ inline void block_tile(int block, int q_tiles, int heads, bo
   }
 }
 
-/// "B4 H16 Sq1024 Sk1024 D64 causal" (Sq = Sk is written once: "S1024").
-std::string shape_text(const Shape& s);
+/// "B4 H16 Sq1000 Sk4097 D64 causal" (Sq = Sk is written once: "S1024"). Inline, like
+/// check_shape(): the exercise's runner links no chapter library.
+inline std::string shape_text(const Shape& s) {
+  std::string t = "B" + std::to_string(s.b) + " H" + std::to_string(s.h) + " ";
+  t += s.sq == s.sk ? "S" + std::to_string(s.sq) : "Sq" + std::to_string(s.sq) + " Sk" + std::to_string(s.sk);
+  t += " D" + std::to_string(s.d);
+  if (s.causal) t += " causal";
+  return t;
+}
+
+/// Throws std::invalid_argument unless the shape is valid (every dimension >= 1) and its sizes fit
+/// the kernels' index types (Sq, Sk, D < 2^31; B H < 2^31).
+inline void check_shape(const Shape& s) {
+  if (s.b < 1 || s.h < 1 || s.sq < 1 || s.sk < 1 || s.d < 1) {
+    throw std::invalid_argument("attention: every dimension must be >= 1 (got " + shape_text(s) + ")");
+  }
+  if (s.sq > INT_MAX || s.sk > INT_MAX || s.d > INT_MAX || s.heads() > INT_MAX) {
+    throw std::invalid_argument("attention: Sq, Sk, D and B x H must each be below 2^31 (got " + shape_text(s) + ")");
+  }
+}
 
 /// What a version's inputs are: which table it appears in, and its tolerance.
 enum class Precision {
@@ -145,19 +164,18 @@ double attention_bytes(const Shape& s, double element_bytes);
 
 /// Bytes of the score matrix S = Q K^T (fp32) of all heads: B H Sq Sk x 4, what the unfused paths store.
 double score_matrix_bytes(const Shape& s);
-
-/// Throws std::invalid_argument unless the shape is valid (every dimension >= 1) and its sizes fit
-/// the kernels' index types (Sq, Sk, D < 2^31; B H < 2^31).
-void check_shape(const Shape& s);
 /// @}
 
 /// @name Reference and tolerances (see the chapter page, "Precision and tolerances")
 /// @{
 
 /// One query row of the reference, in double: o[0..D) and its lse (O = 0 and lse = -inf for a row
-/// that sees no key). `row` is the flat row index bh * Sq + i.
+/// that sees no key). `row` is the flat row index bh * Sq + i. If `mag` is not null it receives
+/// each output's magnitude, the sum of its terms' sizes: mag[c] = sum_j p_j |v_jc| (p_j the
+/// softmax weights; >= |o[c]|, and far larger when the terms cancel). The tolerances of O are
+/// relative to it.
 void reference_row(const Shape& s, const float* q, const float* k, const float* v, std::int64_t row, double* o,
-                   double* lse);
+                   double* lse, double* mag = nullptr);
 
 /// The rows a sampled check looks at (flat indices bh * Sq + i, sorted, no duplicates): for the
 /// first and the last head and two random ones, the first two and the last two rows, the rows
@@ -171,6 +189,7 @@ constexpr double kFullReferenceMacs = 1.5e9;
 struct Reference {
   std::vector<std::int64_t> rows;  ///< flat row indices checked (all rows when `full`)
   std::vector<double> o;           ///< rows.size() x D reference outputs
+  std::vector<double> mag;         ///< rows.size() x D magnitudes sum_j p_j |v_jc| (see reference_row())
   std::vector<double> lse;         ///< rows.size() logsumexps (-inf for a row that sees no key)
   bool full = true;                ///< every row
 };
@@ -185,13 +204,18 @@ float max_abs(const float* x, std::size_t n);
 
 /// The two tolerances of a check: one for O, one for lse.
 struct Tolerances {
-  tut::Tolerance o;    ///< for the outputs
-  tut::Tolerance lse;  ///< for the row logsumexps
+  tut::Tolerance o;    ///< for the outputs: rtol relative to each output's magnitude (Reference::mag)
+  tut::Tolerance lse;  ///< for the row logsumexps: an absolute bound (atol)
+  /// The magnitude every lse is compared against (its normwise error's denominator): 1 + A, where A
+  /// bounds a score and the sum of its terms' sizes; lse = max score + log(sum), so its error scales
+  /// with A, not with |lse| (which may be near 0 while the scores are large).
+  double lse_magnitude = 1.0;
 };
 
-/// The tolerances of precision `p` for inputs bounded by |q| <= q_max, |k| <= k_max, |v| <= v_max.
-/// They grow with the bound on a score, scale * D * q_max * k_max, because every error of a score
-/// moves exp(score) by that error relative (the chapter page derives them).
+/// The tolerances of precision `p` for inputs bounded by |q| <= q_max, |k| <= k_max, |v| <= v_max:
+/// the worst-case error factors of the computation, elementwise (see the chapter page, "Precision
+/// and tolerances", and the `why` of each). They grow with A = scale * D * q_max * k_max (a score's
+/// error becomes a relative error of exp(score)) and with Sk (the sums over the keys are chains).
 Tolerances tolerances(Precision p, const Shape& s, double q_max, double k_max, double v_max);
 
 /// The result of comparing one run with the reference.
@@ -204,7 +228,9 @@ struct Check {
   std::string describe(const Tolerances& tol, const Shape& s) const;
 };
 
-/// Compares downloaded outputs (all B H Sq D elements of O as floats, all B H Sq of lse) with `ref`.
+/// Compares downloaded outputs (all B H Sq D elements of O as floats, all B H Sq of lse) with `ref`:
+/// each output within atol + rtol * its magnitude, each lse within atol, the normwise errors
+/// relative to the magnitudes (ErrorStats::add with a magnitude).
 Check check_output(const Reference& ref, const Shape& s, const float* got_o, const float* got_lse,
                    const Tolerances& tol);
 

@@ -6,7 +6,6 @@
 //   attention --b 2 --h 8 --sq 1000 --sk 4097 --d 128 --mask causal --dtype bf16
 //   attention --s 4096 --version v6_causal_balance --version cublas_bf16
 //   attention --sweep --json attention_sweep.json   # S = 2^k - 1, 2^k, 2^k + 1 for k = 6..13, D = 64
-//   attention --version exercise --version solution --dtype fp32
 //   attention --tune --json attention_tune.json     # v3's and v6's candidate tiles on the table's shapes
 #include <cmath>
 #include <cstdint>
@@ -19,26 +18,15 @@
 #include "common/device_buffer.hpp"
 #include "common/harness.hpp"
 #include "common/random.hpp"
-#include "exercise.hpp"
 
 namespace attention {
 
 namespace {
 
-/// The exercise and its solution, as extra rows of the fp32 tables.
-const std::vector<tut::ExtraRow<LaunchF32>>& exercise_rows() {
-  static const auto rows = tut::exercise_rows<LaunchF32>(
-      "tiled online-softmax kernel", "exercises/08_attention/attention_tiled.cu", exercise_attention_tiled,
-      solution_attention_tiled);
-  return rows;
-}
-
 /// Inputs: Q and K uniform in [-sqrt(3), sqrt(3)) (unit variance, so scores have unit variance, as
 /// with torch.randn), V uniform in [-1, 1).
 const float kQKRange = std::sqrt(3.0f);
 constexpr float kVRange = 1.0f;
-/// The exercise's time budget in the default run (scalar loads: the smallest table only).
-constexpr double kExerciseMaxFlops = 2.0e10;
 
 /// The shape of a problem: its dimensions, with "seq" (the sweep's) standing for Sq = Sk.
 Shape shape_of(const tut::Problem& p) {
@@ -92,7 +80,6 @@ class AttentionChapter final : public tut::Chapter {
   std::vector<tut::VersionInfo> versions() const override {
     std::vector<tut::VersionInfo> all;
     for (const auto& v : attention::versions()) all.push_back(v.info);
-    for (const auto& r : exercise_rows()) all.push_back(r.info);
     if (tune_) {
       for (const auto& c : tune_candidates()) all.push_back(tune_info(c));
     }
@@ -198,12 +185,6 @@ class AttentionChapter final : public tut::Chapter {
       rows.push_back({v.info, v.kernel, v.max_flops, v.unsupported ? v.unsupported(s) : "",
                       v.workspace_bytes ? v.workspace_bytes(s) : 0.0});
       if (v.info.kind == tut::Kind::library) library = v.info.name;
-    }
-    if (prec == Precision::fp32 && !tune_) {
-      for (const auto& r : exercise_rows()) {
-        rows.push_back({r.info, Kernel{Precision::fp32, r.run, nullptr}, kExerciseMaxFlops,
-                        unsupported_unless_d64_d128(s), 0.0});
-      }
     }
     bool any = false;
     for (const auto& r : rows) any = any || session.wants(r.info.name);

@@ -40,6 +40,7 @@ TEST_CASE("the reference: one key gives its value; equal scores give the mean", 
   const Reference r1 = full_reference(one, q, k, v);
   const double scale = 1.0 / std::sqrt(2.0f);
   REQUIRE(r1.o == std::vector<double>{7, -3, 7, -3});
+  REQUIRE(r1.mag == std::vector<double>{7, 3, 7, 3});  // one term: the magnitude is |o|
   REQUIRE(r1.lse[0] == Approx(scale * (0.5 - 2.0)).epsilon(1e-6));
   REQUIRE(r1.lse[1] == Approx(scale * (1.5 - 4.0)).epsilon(1e-6));
   // Q = 0: every score is 0, P is uniform over the visible keys, O is their mean, lse = log(n).
@@ -47,6 +48,10 @@ TEST_CASE("the reference: one key gives its value; equal scores give the mean", 
   const Reference r2 = full_reference(flat, {0}, {1, 2, 3, 4}, {1, 2, 3, 6});
   REQUIRE(r2.o[0] == Approx(3.0));
   REQUIRE(r2.lse[0] == Approx(std::log(4.0)));
+  // Terms that cancel: O is the mean of 1 and -1, its magnitude the mean of their sizes.
+  const Reference r3 = full_reference({1, 1, 1, 2, 1, false}, {0}, {1, 2}, {1, -1});
+  REQUIRE(r3.o[0] == 0.0);
+  REQUIRE(r3.mag[0] == Approx(1.0));
 }
 
 TEST_CASE("the causal mask is aligned bottom-right when Sq != Sk", "[attention][reference][mask]") {
@@ -166,23 +171,90 @@ TEST_CASE("a sampled reference equals the full one where it looks", "[attention]
   }
 }
 
-TEST_CASE("tolerances: positive, looser for bf16, growing with the scores' size", "[attention][tolerance]") {
+TEST_CASE("tolerances: the worst case of the computation, relative to the magnitudes", "[attention][tolerance]") {
   const Shape s{1, 1, 4096, 4096, 64, false};
   const Tolerances f = tolerances(Precision::fp32, s, 1.8, 1.8, 1.0);
   const Tolerances b = tolerances(Precision::bf16, s, 1.8, 1.8, 1.0);
   const Tolerances big = tolerances(Precision::fp32, s, 24, 24, 1.0);
-  REQUIRE(f.o.atol > 0.0);
-  REQUIRE(f.o.atol < 1e-4);       // a missing key (weight ~1/4096 of |v| ~ 0.5) is ~1e-4 ...
-  REQUIRE(f.o.max_rel_norm <= 3e-4);
-  REQUIRE(b.o.atol > f.o.atol);
+  // The factors of reference.cpp, written out: a score's error, a probability's, the key chains.
+  const double u = std::ldexp(1.0, -24), a = 0.125 * 64 * 1.8 * 1.8;
+  const double e_score = (2 * 64 + 8) * u * a, e_p = 2 * e_score + 2 * u * a + 8 * u, e_sum = (6 * 4096 + 8) * u;
+  REQUIRE(f.o.rtol == Approx(2 * e_p + 2 * e_sum + 4 * u));
+  REQUIRE(b.o.rtol == Approx(f.o.rtol + std::ldexp(1.0, -7)));  // P and O rounded to bf16
+  REQUIRE(f.o.atol < 1e-30);                                   // only ex2.approx's flush to zero
+  REQUIRE(f.o.rtol < std::ldexp(1.0, -7) / 2);  // fp32's worst case: under half of bf16's rounding alone
+  REQUIRE(f.o.max_rel_norm <= 1e-4);             // the normwise limit: the typical error
+  REQUIRE(f.o.max_rel_norm <= f.o.rtol);
   REQUIRE(b.o.max_rel_norm <= 1.1e-2);
-  REQUIRE(big.o.atol > f.o.atol);  // |scores| of hundreds: their rounding errors move exp() more
+  REQUIRE(big.o.rtol > f.o.rtol);  // |scores| of hundreds: their rounding errors move exp() more
   REQUIRE(big.lse.atol > f.lse.atol);
-  REQUIRE(f.lse.atol < 1e-4);
-  REQUIRE(tolerances(Precision::fp32, s, 1.8, 1.8, 4.0).o.atol == Approx(4.0 * f.o.atol));  // scales with |V|
+  // Longer chains of keys, longer dot products: looser.
+  REQUIRE(tolerances(Precision::fp32, {1, 1, 4096, 8192, 64, false}, 1.8, 1.8, 1.0).o.rtol > f.o.rtol);
+  REQUIRE(tolerances(Precision::fp32, {1, 1, 4096, 4096, 128, false}, 1.8, 1.8, 1.0).o.rtol > f.o.rtol);
+  // lse: an absolute bound; its normwise error over 1 + A, not over |lse|.
+  REQUIRE(f.lse.rtol == 0.0);
+  REQUIRE(f.lse.atol < 2e-3);
+  REQUIRE(f.lse_magnitude == Approx(1.0 + a));
+  REQUIRE(f.lse.max_rel_norm == Approx(f.lse.atol / f.lse_magnitude));
   REQUIRE_FALSE(f.o.why.empty());
   REQUIRE_FALSE(b.o.why.empty());
   REQUIRE_FALSE(f.lse.why.empty());
+}
+
+TEST_CASE("the check is relative to the terms' magnitudes: honest rounding passes where terms cancel",
+          "[attention][tolerance]") {
+  // O = (v0 + v1) / 2 with v1 ~ -v0: |O| = 1e-4, its magnitude ~1. An error of 1e-6 is within
+  // fp32's bound on the sum of the terms (3.6e-6 of ~1 here); relative to |O| alone it is 1e-2.
+  const Shape s{1, 1, 1, 2, 1, false};
+  const std::vector<float> q = {0.0f}, k = {1.0f, 2.0f}, v = {1.0f, -0.9998f};
+  const Reference ref = full_reference(s, q, k, v);
+  REQUIRE(std::fabs(ref.o[0]) < 2e-4);
+  REQUIRE(ref.mag[0] == Approx(0.9999));
+  const Tolerances tol = tolerances(Precision::fp32, s, 0.0, 2.0, 1.0);
+  const std::vector<float> o = {static_cast<float>(ref.o[0] + 1e-6)}, lse = {static_cast<float>(ref.lse[0])};
+  REQUIRE(check_output(ref, s, o.data(), lse.data(), tol).passed(tol));
+  tut::ErrorStats against_o_alone;  // the old way: relative to |O|
+  against_o_alone.add(0, o[0], ref.o[0], tol.o);
+  REQUIRE_FALSE(against_o_alone.passed(tol.o));
+  // An error of 1e-2 of the magnitude is not rounding: it fails.
+  const std::vector<float> bad = {static_cast<float>(ref.o[0] + 1e-2)};
+  REQUIRE_FALSE(check_output(ref, s, bad.data(), lse.data(), tol).passed(tol));
+
+  // lse near 0 while the scores' terms are large (q . k = 30 - 29.99...): an honest 1e-5 passes.
+  const Shape two{1, 1, 1, 1, 2, false};
+  const std::vector<float> q2 = {30.0f, 30.0f}, k2 = {1.0f, -0.99995f}, v2 = {1.0f, 2.0f};
+  const Reference r2 = full_reference(two, q2, k2, v2);
+  REQUIRE(std::fabs(r2.lse[0]) < 2e-3);
+  const Tolerances t2 = tolerances(Precision::fp32, two, 30.0, 1.0, 2.0);
+  const std::vector<float> o2 = {1.0f, 2.0f}, near = {static_cast<float>(r2.lse[0] + 1e-5)};
+  REQUIRE(check_output(r2, two, o2.data(), near.data(), t2).passed(t2));
+  const std::vector<float> far = {static_cast<float>(r2.lse[0] + 1e-2)};
+  REQUIRE_FALSE(check_output(r2, two, o2.data(), far.data(), t2).passed(t2));
+}
+
+TEST_CASE("the check fails a result that misses one key", "[attention][tolerance]") {
+  const Shape s{1, 2, 5, 9, 16, false};
+  const auto q = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sq * s.d), 11, -1.7f, 1.7f);
+  const auto k = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), 12, -1.7f, 1.7f);
+  const auto v = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), 13);
+  const Reference ref = make_reference(s, q.data(), k.data(), v.data(), 1);
+  const Tolerances tol = tolerances(Precision::fp32, s, 1.7, 1.7, 1.0);
+  // What a kernel that drops the last key computes: attention over the first Sk - 1 keys, exactly.
+  std::vector<float> o(ref.o.size()), lse(ref.lse.size());
+  const Shape fewer{1, 1, 1, s.sk - 1, s.d, false};
+  for (std::int64_t row = 0; row < s.heads() * s.sq; ++row) {
+    const std::int64_t bh = row / s.sq;
+    std::vector<float> kk(k.begin() + bh * s.sk * s.d, k.begin() + (bh * s.sk + s.sk - 1) * s.d);
+    std::vector<float> vv(v.begin() + bh * s.sk * s.d, v.begin() + (bh * s.sk + s.sk - 1) * s.d);
+    std::vector<double> oo(static_cast<std::size_t>(s.d));
+    double l = 0.0;
+    reference_row(fewer, q.data() + row * s.d, kk.data(), vv.data(), 0, oo.data(), &l);
+    for (std::size_t c = 0; c < oo.size(); ++c) o[static_cast<std::size_t>(row * s.d) + c] = static_cast<float>(oo[c]);
+    lse[static_cast<std::size_t>(row)] = static_cast<float>(l);
+  }
+  const Check chk = check_output(ref, s, o.data(), lse.data(), tol);
+  REQUIRE_FALSE(chk.o.passed(tol.o));
+  REQUIRE_FALSE(chk.lse.passed(tol.lse));
 }
 
 TEST_CASE("the check: exact passes; NaN, a wrong element, a wrong lse, a nonzero masked row fail",
@@ -230,7 +302,9 @@ TEST_CASE("the check: exact passes; NaN, a wrong element, a wrong lse, a nonzero
     bad[4] = -std::numeric_limits<float>::infinity();  // row 4 sees a key: -inf is wrong
     REQUIRE(fails(o, bad));
   }
-  REQUIRE(fails(std::vector<float>(o.size(), 0.0f), lse));  // all zeros
+  REQUIRE(fails(std::vector<float>(o.size(), 0.0f), lse));                             // all zeros
+  REQUIRE(fails(std::vector<float>(o.size(), std::nanf("")), lse));                     // the poison, unwritten
+  REQUIRE(fails(o, std::vector<float>(lse.size(), std::nanf(""))));
   REQUIRE(format_index(s, (6 + 3) * 8 + 5) == "head 1, row 3, d 5");
 }
 

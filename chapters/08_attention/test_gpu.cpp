@@ -266,6 +266,7 @@ TEST_CASE("Q, K, V and O above 2^31 elements: no 32-bit index overflow", "[atten
       ref.full = false;
       ref.rows = check_rows;
       ref.o.assign(check_rows.size() * static_cast<std::size_t>(s.d), 0.0);
+      ref.mag.assign(check_rows.size() * static_cast<std::size_t>(s.d), 0.0);
       ref.lse.assign(check_rows.size(), 0.0);
       const Shape one{1, 1, s.sq, s.sk, s.d, s.causal};
       for (std::size_t r = 0; r < check_rows.size(); ++r) {
@@ -281,8 +282,9 @@ TEST_CASE("Q, K, V and O above 2^31 elements: no 32-bit index overflow", "[atten
         // the flat row i with Q pointing i rows before hq.
         std::vector<float> qhead(static_cast<std::size_t>(s.sq * s.d), 0.0f);
         std::copy(hq.begin(), hq.end(), qhead.begin() + static_cast<std::ptrdiff_t>(i * qrow));
-        reference_row(one, qhead.data(), hk.data(), hv.data(), static_cast<std::int64_t>(i),
-                      &ref.o[r * static_cast<std::size_t>(s.d)], &ref.lse[r]);
+        const std::size_t at = r * static_cast<std::size_t>(s.d);
+        reference_row(one, qhead.data(), hk.data(), hv.data(), static_cast<std::int64_t>(i), &ref.o[at], &ref.lse[r],
+                      &ref.mag[at]);
       }
       const Tolerances tol = tolerances(p, s, range, range, 1.0);
 

@@ -1,6 +1,6 @@
-// Test helpers shared by test_gpu.cpp and test_exercise.cpp: fresh inputs, one run in guarded
-// buffers (nothing written outside O and lse, inputs unchanged), and the check against the CPU
-// reference (O and lse, exact zeros and -inf for rows that see no key).
+// Test helpers of test_gpu.cpp: fresh inputs, one run in guarded buffers (nothing written outside
+// O and lse, inputs unchanged), and the check against the CPU reference (O and lse, exact zeros and
+// -inf for rows that see no key).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -33,8 +33,9 @@ struct Inputs {
 };
 
 /// The sweep of DESIGN.md for attention (B, H, Sq, Sk, D, causal): Sq and Sk = 1, not multiples
-/// of any tile (17, 63, 65, 1000, 4097), Sq != Sk both ways, causal with Sq != Sk (rows that see
-/// nothing), D = 64 and 128, B H = 1 and 512; plus, for each n in $TUTORIAL_EXTRA_SIZES,
+/// of any tile (17, 63, 65, 1000, 4097) and multiples of the tiles (64, 128, 256), Sq != Sk both ways,
+/// causal with Sq != Sk (rows, and at 256 x 64 whole blocks, that see nothing), D = 64 and 128,
+/// B H = 1 and 512; plus, for each n in $TUTORIAL_EXTRA_SIZES,
 /// (1, 2, n, n, 64, causal) and (1, 1, n, n + 33, 128). Under $TUTORIAL_SANITIZE=1 only shapes of
 /// up to 2^21 multiply-adds per product are kept.
 inline std::vector<Shape> sweep_shapes() {
@@ -46,7 +47,8 @@ inline std::vector<Shape> sweep_shapes() {
       {1, 1, 17, 4097, 128, true},   {1, 1, 1, 4097, 64, true},      {1, 1, 4097, 1, 64, true},
       {1, 1, 4097, 1, 128, false},   {1, 1, 1000, 4097, 64, false},  {2, 1, 4097, 1000, 128, true},
       {8, 64, 65, 129, 64, true},    {4, 128, 33, 31, 128, false},   {1, 1, 129, 129, 64, true},
-      {1, 1, 127, 128, 128, true},   {1, 3, 257, 255, 64, false},
+      {1, 1, 127, 128, 128, true},   {1, 3, 257, 255, 64, false},    {2, 2, 128, 256, 64, true},
+      {1, 3, 256, 64, 128, true},
   };
   for (std::int64_t n : tut::testing::extra_sizes()) {
     if (n < 1 || n > 8192) continue;  // the reference is computed in full: keep it short

@@ -4,10 +4,10 @@
 /// Your task: fill in the two TODO(student) blocks of add_float4_kernel so that
 /// out[i] = a[i] + b[i] for every i in [0, n), for ANY n (1, 3, 4097, ...).
 ///
-///  - Read chapters/01_elementwise/README.md, section "v3: float4", first.
-///  - Run the tests:   ctest --preset exercise -R elementwise
-///    (or build/bin/test_elementwise_exercise). They fail until you are done, then pass.
-///  - Compare speeds:  build/bin/elementwise --version exercise --version solution --version v3_float4
+///  - Read chapters/01_elementwise/README.md, section "v3: float4 loads and stores", first.
+///  - After every edit:  python3 tools/exercise.py elementwise
+///    It rebuilds this file, checks your kernel on every case against the CPU reference, and
+///    times it against the reference solution. The last line is the verdict.
 ///
 /// Budget: per float4 of output, one 16-byte load from each input and one 16-byte store; each
 /// tail element (at most 3) one 4-byte load per input and one 4-byte store.

@@ -2,13 +2,17 @@
 /// @brief Exercise (chapter 02): a block-wide sum built from warp shuffles.
 ///
 /// Your task: fill in the two TODO(student) blocks, warp_sum() and block_sum(), so that
-/// exercise_reduce_sum() returns x[0] + ... + x[n-1] for ANY n and for ANY block size that is
-/// a multiple of 32 (the tests use 32, 64, 96, 256 and 1024 threads).
+/// exercise_reduce_sum() returns x[0] + ... + x[n-1] for ANY n, for ANY block size that is a
+/// multiple of 32 up to 1024 (the checker tries every one of them), and for x starting at any
+/// float (it passes x 0-3 floats past a 16-byte boundary).
 ///
-///  - Read chapters/02_reduce/README.md, sections "v5" and "v6", first.
-///  - Run the tests:   ctest --preset exercise -R reduce
-///    (or build/bin/test_reduce_exercise). They fail until you are done, then pass.
-///  - Compare speeds:  build/bin/reduce --op sum --version exercise --version solution --version v7_one_pass
+///  - Read chapters/02_reduce/README.md first: sections "v5: the last warp with shuffles (and
+///    why not the volatile trick)" and "v6: many elements per thread, float4 loads, one wave of
+///    blocks", and "Exercise: the warp-shuffle block sum".
+///  - Check it, and time it against the solution, with one command (it rebuilds what you changed):
+///        python3 tools/exercise.py reduce
+///    The checker reports FAILED until you are done. Without a GPU it builds your file, and its
+///    last line says NOT CHECKED.
 ///
 /// Rules: no shared memory inside a warp (use __shfl_down_sync or __shfl_xor_sync), and never
 /// the old `volatile` warp-synchronous trick: since Volta the lanes of a warp do not run in
@@ -30,9 +34,10 @@ namespace {
 
 /// Sum of `v` over the 32 lanes of this warp; the total must end up in lane 0.
 [[maybe_unused]] __device__ float warp_sum(float v) {
-  // TODO(student) 1/2 -- the warp sum (about 2 lines):
-  //   for offset = 16, 8, 4, 2, 1:  v += __shfl_down_sync(kAllLanes, v, offset);
-  //   (lane i reads lane i + offset's v; after 5 steps lane 0 holds the sum of all 32).
+  // TODO(student) 1/2 -- the warp sum (about 2 lines): five shuffle steps, the distance
+  //   halving from 16 lanes to 1. In each step every lane adds the value of the lane `offset`
+  //   above it (__shfl_down_sync, all 32 lanes in the mask: kAllLanes); after the last step
+  //   lane 0 holds the sum of all 32. (What the lanes near the top add is never used.)
   return v;
 }
 

@@ -2,23 +2,28 @@
 /// @brief Exercise (chapter 03): online softmax with one warp per row.
 ///
 /// Your task: fill in the three TODO(student) blocks of softmax_warp_online_kernel so that
-/// y = softmax(x) row by row, for ANY number of columns (1, 33, 4097, 100000, ...).
+/// y = softmax(x) row by row, for ANY number of columns (1, 33, 4097, 2^22 + 1, ...), any
+/// number of rows, and x and y starting at any float (the checker passes them 0-3 floats past a
+/// 16-byte boundary: keep to scalar loads and stores).
 ///
-///  - Read chapters/03_softmax/README.md, section "v3: online softmax", and the helpers in
-///    chapters/03_softmax/online_softmax.cuh (MaxSum, add, merge, normalizer) first.
-///  - Run the tests:   ctest --preset exercise -R softmax
-///    (or build/bin/test_softmax_exercise). They fail until you are done, then pass.
-///  - Compare speeds:  build/bin/softmax --version exercise --version solution --version v3_online
+///  - Read chapters/03_softmax/README.md first: section "v3: the online softmax, two passes"
+///    (the same two passes with a block per row) and "Exercise: the online softmax, one warp
+///    per row"; and the helpers in chapters/03_softmax/online_softmax.cuh (MaxSum, add, merge,
+///    normalizer).
+///  - Check it, and time it against the solution, with one command (it rebuilds what you changed):
+///        python3 tools/exercise.py softmax
+///    The checker reports FAILED until you are done. Without a GPU it builds your file, and its
+///    last line says NOT CHECKED.
 ///
 /// Budget: two passes over the row (each element read twice, written once), one exp per
 /// element per pass, and 10 shuffles per row (5 steps x 2 fields). No shared memory.
 #include <cstdint>
+#include <stdexcept>
 
 #include "common/check.hpp"
 #include "common/launch.hpp"
 #include "exercise.hpp"
 #include "online_softmax.cuh"
-#include "softmax.hpp"
 
 namespace softmax {
 
@@ -39,23 +44,26 @@ __global__ void softmax_warp_online_kernel(const float* x, float* y, std::int64_
   [[maybe_unused]] float* yr = y + r * cols;
   [[maybe_unused]] MaxSum s = max_sum_identity();
 
-  // TODO(student) 1/3 -- pass 1 (1 line): for c = lane, lane + 32, ... while c < cols:
-  //   s = add(s, xr[c]);   (the online update: running max and rescaled running sum)
+  // TODO(student) 1/3 -- pass 1 (1 line): fold every column of this lane (lane, lane + 32,
+  //   lane + 64, ... below cols) into s, one value at a time, with the online update add()
+  //   (running max, and the running sum rescaled whenever the max grows).
 
-  // TODO(student) 2/3 -- merge the 32 lanes' states (about 4 lines): for offset = 16, 8, 4, 2, 1,
-  //   fetch the partner lane's state, both fields, with __shfl_xor_sync(kAllLanes, ..., offset),
-  //   and s = merge(s, other). After 5 steps every lane holds the whole row's (max, sum).
+  // TODO(student) 2/3 -- merge the 32 lanes' states (about 4 lines): a butterfly of five steps,
+  //   the partner 16, 8, 4, 2, then 1 lanes away. In each step fetch the partner's state, both
+  //   fields, with __shfl_xor_sync (full mask: kAllLanes) and combine it into s with merge().
+  //   After the last step every lane holds the whole row's (max, sum).
 
-  // TODO(student) 3/3 -- pass 2 (2 lines): const Normalizer nz = normalizer(s); then for every
-  //   column of this lane: yr[c] = expf(xr[c] - nz.shift) * nz.scale.
-  //   (normalizer() makes a row of only -inf give zeros instead of NaN.)
+  // TODO(student) 3/3 -- pass 2 (2 lines): turn s into a Normalizer with normalizer() (it makes
+  //   a row of only -inf give zeros instead of NaN), then write every column of this lane:
+  //   y = exp(x - shift) * scale.
 }
 
 }  // namespace
 
 void exercise_softmax_warp_online(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                   cudaStream_t stream) {
-  if (empty_or_invalid(rows, cols)) return;
+  if (rows < 0 || cols < 0) throw std::invalid_argument("exercise_softmax_warp_online: rows and cols must be >= 0");
+  if (rows == 0 || cols == 0) return;  // an empty matrix: nothing to do
   softmax_warp_online_kernel<<<tut::blocks_for(rows, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(x, y, rows,
                                                                                                        cols);
   CUDA_CHECK_LAUNCH();

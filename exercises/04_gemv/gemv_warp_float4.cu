@@ -3,12 +3,12 @@
 ///
 /// Your task: fill in the three TODO(student) blocks of gemv_warp_float4_kernel so that
 /// y[i] = sum_k A[i][k] * x[k] for every row i, for ANY M and K (K = 1, 3, 33, 100000, ...)
-/// and any alignment of A and x.
+/// and any alignment of A, x and y.
 ///
 ///  - Read chapters/04_gemv/README.md, sections "v2" and "v3", first.
-///  - Run the tests:   ctest --preset exercise -R gemv
-///    (or build/bin/test_gemv_exercise). They fail until you are done, then pass.
-///  - Compare speeds:  build/bin/gemv --version exercise --version solution --version v3_warp_float4
+///  - Check it, and time it against the solution, with one command (it rebuilds what changed):
+///        python3 tools/exercise.py gemv
+///    It fails until you are done; its last line is the verdict (NOT CHECKED without a GPU).
 ///
 /// Budget: every float of A is loaded exactly once, by one 16-byte load in the body (each lane
 /// takes float4s lane, lane + 32, ...) or by one 4-byte load in the head or tail; x likewise;
@@ -49,16 +49,19 @@ __global__ void gemv_warp_float4_kernel(const float* __restrict__ A, const float
   [[maybe_unused]] float sum = 0.0f;
 
   // TODO(student) 1/3 -- the scalar head and tail (about 2 lines):
-  //   lanes 0..head-1 each add a[lane] * x[lane]; then for k = head + 4 * n_vec + lane, k += 32,
-  //   while k < K: add a[k] * x[k]. (fmaf(a, b, sum) is a fused multiply-add.)
+  //   the head's `head` elements (at most 3) go to lanes 0 .. head-1, one each; the tail,
+  //   elements head + 4 * n_vec .. K-1 (at most 3), is dealt out to the lanes the same way.
+  //   Each adds a * x to its lane's sum (fmaf(a, b, sum) is a fused multiply-add).
 
   // TODO(student) 2/3 -- the float4 body (about 8 lines):
-  //   for v = lane, lane + 32, ... while v < n_vec: load a4[v]; load the 4 floats of x at
-  //   x + head + 4 * v (one float4 if x_vec, else 4 scalars); add the 4 products to sum.
+  //   lane `lane` takes the float4s a4[lane], a4[lane + 32], ... (at each step the warp reads 32
+  //   consecutive float4s: 512 contiguous bytes of the row). The 4 floats of x that go with
+  //   a4[v] start at x + head + 4 * v: one float4 load where x_vec says that is allowed, four
+  //   scalar loads where it is not.
 
-  // TODO(student) 3/3 -- the warp reduction and the store (about 2 lines):
-  //   5 steps of sum += __shfl_xor_sync(0xFFFFFFFFu, sum, offset) for offset = 16, 8, 4, 2, 1;
-  //   then lane 0 writes y[row] = sum.
+  // TODO(student) 3/3 -- the warp's sum and the store (about 2 lines):
+  //   combine the 32 lanes' partial sums inside the warp's registers (v2's idea: no shared
+  //   memory, no barrier), then one lane writes y[row].
 }
 
 }  // namespace

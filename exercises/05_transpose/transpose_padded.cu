@@ -3,13 +3,14 @@
 ///
 /// Your task: fill in the three TODO(student) blocks of transpose_padded_kernel so that
 /// B[c][r] = A[r][c] for A row-major R x C and B row-major C x R, for ANY R and C (1 x 1,
-/// 1 x 4097, 33 x 17, ...), with both the reads of A and the writes of B coalesced and no
-/// shared-memory bank conflicts.
+/// 1 x 4097, 33 x 17, ...) and any alignment of A and B, with both the reads of A and the writes
+/// of B coalesced and no shared-memory bank conflicts.
 ///
 ///  - Read chapters/05_transpose/README.md, sections "v2" and "v3", first.
-///  - Run the tests:   ctest --preset exercise -R transpose
-///    (or build/bin/test_transpose_exercise). They fail until you are done, then pass.
-///  - Compare speeds:  build/bin/transpose --version exercise --version solution --version v2_smem_tile
+///  - Check it, and time it against the solution, with one command (it rebuilds what changed):
+///        python3 tools/exercise.py transpose
+///    It fails until you are done; its last line is the verdict (NOT CHECKED without a GPU).
+///    Try an unpadded tile too: it passes, and the timing says what the padding is worth.
 ///
 /// Budget per thread: one 4-byte global load, one shared-memory store, one __syncthreads(),
 /// one shared-memory load, one 4-byte global store.

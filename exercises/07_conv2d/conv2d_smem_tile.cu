@@ -3,12 +3,13 @@
 ///
 /// Your task: fill in the two TODO(student) blocks of smem_tile_kernel so that it computes the
 /// convolution (cross-correlation, as frameworks define it: the filter is NOT flipped) for ANY
-/// valid shape: any N, C, K, image size, filter size, padding and stride.
+/// shape of the contract in chapters/07_conv2d/exercise.hpp: any N, C, K, image size, filter
+/// size, and padding and stride per axis (stride_h and stride_w differ, so do pad_h and pad_w).
 ///
-///  - Read chapters/07_conv2d/README.md, sections "The problem" and "v1", first.
-///  - Run the tests:   ctest --preset exercise -R conv2d
-///    (or build/bin/test_conv2d_exercise). They fail until you are done, then pass.
-///  - Compare speeds:  build/bin/conv2d --dtype fp32 --version exercise --version solution --version v1_smem_tile_nchw
+///  - Read chapters/07_conv2d/README.md, sections "The problem", "v1" and "Exercise", first.
+///  - Check it:   python3 tools/exercise.py conv2d
+///    It rebuilds what changed, runs your kernel on every case, compares each output with the CPU
+///    reference, and times it against the solution. Without a GPU its last line says NOT CHECKED.
 ///
 /// The layout (everything outside the two TODOs is given and correct):
 ///  - NCHW input x, KCRS filter w, NKPQ output y, all fp32;
@@ -55,18 +56,16 @@ __global__ void __launch_bounds__(kThreads) smem_tile_kernel(Dims d, int tiles_q
   for (int c = 0; c < d.c; ++c) {
     [[maybe_unused]] const float* x_plane = x_n + static_cast<std::int64_t>(c) * d.h * d.w;  // x[n, c, :, :]
     // TODO(student) 1/2 -- stage the input tile with its halo (about 5 lines):
-    //   for each element e = threadIdx.x, threadIdx.x + kThreads, ... below rows * cols:
-    //     (h, wc) = (h0 + e / cols, w0 + e % cols) is an input position of channel c;
-    //     tile[e] = x_plane[h * d.w + wc] if it lies inside the image (0 <= h < d.h and
-    //     0 <= wc < d.w), else 0.0f (the zero padding: all four sides!).
-    //   Use a 64-bit offset for x_plane (static_cast<std::int64_t>(h) * d.w + wc).
+    //   the block's 256 threads share the rows * cols elements (element e is tile row e / cols,
+    //   tile column e % cols, which is input row h0 + e / cols, column w0 + e % cols of x_plane);
+    //   an element whose input position lies outside the image, on any of the four sides, is a
+    //   zero of the padding. Offsets into x_plane are 64-bit.
     __syncthreads();  // the whole tile is in shared memory before anyone reads it
 
-    // TODO(student) 2/2 -- accumulate this channel's R x S products (about 4 lines):
-    //   my output's window starts at tile row ty * d.stride_h, column tx * d.stride_w;
-    //   for r < d.r, s < d.s: acc += tile[(ty * d.stride_h + r) * cols + tx * d.stride_w + s]
-    //                                * w_k[(c * d.r + r) * d.s + s]
-    //   (tap (r, s) multiplies input (r, s) of the window: cross-correlation, no flipping).
+    // TODO(student) 2/2 -- accumulate this channel's R x S products into acc (about 4 lines):
+    //   your output's window starts stride_h tile rows per ty and stride_w tile columns per tx
+    //   from the tile's corner; tap (r, s) of w_k's channel c multiplies the window's element
+    //   (r, s): cross-correlation, no flipping. Every read comes from shared memory but the tap.
     __syncthreads();  // everyone is done with this channel before the next one overwrites the tile
   }
   const int p = p0 + ty, q = q0 + tx;

@@ -2,15 +2,18 @@
 /// @brief Exercise (chapter 08): the tiled online-softmax kernel, FlashAttention-1 style.
 ///
 /// Your task: fill in the three TODO(student) blocks of attention_tiled_kernel so that
-/// O = softmax(Q K^T / sqrt(D) [+ causal mask]) V and lse are right for ANY B, H, Sq, Sk (1, 17, 4097,
-/// Sq != Sk), with and without the causal mask, and for inputs whose scores reach several hundred.
+/// O = softmax(Q K^T / sqrt(D) [+ causal mask]) V and lse are right for ANY B, H, Sq, Sk (1, 17, 32,
+/// 4097, Sq != Sk), with and without the causal mask, and for inputs whose scores reach several
+/// hundred. The contract is in chapters/08_attention/exercise.hpp.
 ///
-///  - Read chapters/08_attention/README.md, sections "v1" and "v2", and the helpers in
+///  - Read chapters/08_attention/README.md, sections "The online softmax inside the loop", "v2"
+///    (the same update in v2's bigger geometry) and "Exercise", and the helpers in
 ///    chapters/08_attention/online_softmax.cuh (fast_exp2, exp_shift, rescale_factor, inverse_sum,
 ///    group_max, group_sum) first.
-///  - Run the tests:   ctest --preset exercise -R attention
-///    (or build/bin/test_attention_exercise). They fail until you are done, then pass.
-///  - Compare speeds:  build/bin/attention --dtype fp32 --version exercise --version solution --version v2_tiled
+///  - Check and time it, one command:   python3 tools/exercise.py attention
+///    It rebuilds your file, checks every case (it fails until you are done; the failing cases and
+///    the hint say where to look) and times yours against the solution. Without a GPU its last
+///    line says NOT CHECKED.
 ///
 /// Budget per tile: three __syncthreads() (before and after the tile loads, before P V); per
 /// thread 8 exponentials (fast_exp2) and two reductions over the row's 4 threads (max and sum);

@@ -1,12 +1,12 @@
 /// @file
 /// @brief Solution of the chapter 03 exercise: online softmax with one warp per row.
 #include <cstdint>
+#include <stdexcept>
 
 #include "common/check.hpp"
 #include "common/launch.hpp"
 #include "exercise.hpp"
 #include "online_softmax.cuh"
-#include "softmax.hpp"
 
 namespace softmax {
 
@@ -44,7 +44,8 @@ __global__ void softmax_warp_online_kernel(const float* x, float* y, std::int64_
 
 void exercise_softmax_warp_online(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                   cudaStream_t stream) {
-  if (empty_or_invalid(rows, cols)) return;
+  if (rows < 0 || cols < 0) throw std::invalid_argument("exercise_softmax_warp_online: rows and cols must be >= 0");
+  if (rows == 0 || cols == 0) return;  // an empty matrix: nothing to do
   softmax_warp_online_kernel<<<tut::blocks_for(rows, kWarpsPerBlock), kWarpsPerBlock * 32, 0, stream>>>(x, y, rows,
                                                                                                        cols);
   CUDA_CHECK_LAUNCH();
