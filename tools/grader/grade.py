@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Grades a class: each submission (a copy of exercises/, or some chapters of it) is built in its own
-build tree and tested with the public cases, the hidden cases of the private configuration, a speed
-run against the solution, and optionally compute-sanitizer. See docs/guides/grading.md.
+"""Grades a class: each submission (a copy of exercises/, or some chapters of it) becomes one runner
+per chapter (the student's file and the harness, nothing else), built in one build tree with every
+other student's; the chapter's checker, which never loads student code, runs it on the public cases
+and the hidden cases of the private configuration, times it against the solution, and optionally
+runs it under compute-sanitizer. See docs/guides/grading.md.
 
     python3 tools/grader/grade.py --config ~/private/grading.toml --out grading submissions/*/
 
@@ -19,7 +21,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from gradelib import config as config_mod  # noqa: E402
-from gradelib import grading, process, repo as repo_mod  # noqa: E402
+from gradelib import grading, process, repo as repo_mod  # noqa: E402,F401
 
 
 def parse_args(argv):
@@ -27,19 +29,21 @@ def parse_args(argv):
     p.add_argument("submissions", nargs="*", type=pathlib.Path,
                    help="one folder per student: a copy of exercises/ (all chapters or only some)")
     p.add_argument("--list", action="store_true",
-                   help="list the gradable chapters, their exercise files and test cases, then exit")
+                   help="list the gradable chapters and their exercise files (and why others are not), then exit")
     p.add_argument("--config", type=pathlib.Path,
                    help="the private grading configuration (.toml or .json; keep it outside the repository)")
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("build-grading"),
                    help="where reports go (default: build-grading)")
-    p.add_argument("--work", type=pathlib.Path, help="where build trees go (default: OUT/work)")
-    p.add_argument("--chapters", help="comma-separated chapter names to grade (default: every chapter with an exercise)")
-    p.add_argument("--sanitize", action="store_true", help="also run compute-sanitizer over the exercise tests")
+    p.add_argument("--work", type=pathlib.Path, help="where the build tree and the copied files go (default: OUT/work)")
+    p.add_argument("--chapters",
+                   help="comma-separated chapter names to grade (default: every chapter with an exercise)")
+    p.add_argument("--sanitize", action="store_true",
+                   help="also run each runner whose cases passed under compute-sanitizer (the public cases)")
     p.add_argument("--no-speed", action="store_true", help="skip the speed run against the solution")
     p.add_argument("--no-hidden", action="store_true", help="run the public cases only")
-    p.add_argument("--jobs", type=int, help="submissions built at the same time (default: cores / 4)")
-    p.add_argument("--ninja-jobs", type=int, help="compile jobs per build (default: cores / jobs)")
-    p.add_argument("--keep-builds", action="store_true", help="keep each submission's build tree under --work")
+    p.add_argument("--jobs", type=int, help="checks run at the same time (default: cores / 4, at most 4)")
+    p.add_argument("--ninja-jobs", type=int, help="compile jobs of the build (default: cores)")
+    p.add_argument("--keep-builds", action="store_true", help="keep the build tree and the copied files under --work")
     p.add_argument("--repo", type=pathlib.Path, default=HERE.parent.parent,
                    help=argparse.SUPPRESS)  # the tutorial checkout (tests point it at a fake one)
     return p.parse_args(argv)
@@ -73,6 +77,9 @@ def setup(args):
             if value < 1:
                 raise config_mod.ConfigError(f"--{flag.replace('_', '-')}: must be at least 1")
             setattr(cfg, attr, value)
+    for tool in ("nm", "objdump"):
+        if not shutil.which(tool):
+            raise config_mod.ConfigError(f"{tool} not found: the check of students' object files needs binutils")
     for what, cmd in (("[build] cmake", cfg.cmake), ("[sanitize] command", cfg.sanitizer if cfg.sanitize else None)):
         if cmd is not None and not shutil.which(grading.resolve_program(cmd)[0]):
             raise config_mod.ConfigError(f"{what}: {cmd[0]!r} not found (on PATH or in the CUDA Toolkit's bin/)")
@@ -91,9 +98,8 @@ def main(argv=None) -> int:
         grader.say(f"note: {note}")
     if args.list:
         for ch in grader.chapters:
-            print(f"{ch.name}: exercises/{ch.exercise_path} (targets {ch.test_target}, {ch.exe_target})")
-            for name in ch.test_names or [grading.WHOLE_EXECUTABLE]:
-                print(f"  case: {name}")
+            print(f"{ch.name}: exercises/{ch.exercise_path} (checker {ch.checker_target}, "
+                  f"solution {ch.solution_target})")
         return 0
     if not args.submissions:
         print("grade.py: error: no submission folder given", file=sys.stderr)

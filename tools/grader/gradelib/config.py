@@ -29,7 +29,6 @@ class ChapterConfig:
     """[chapters.<name>]: per-chapter hidden cases and limits."""
 
     extra_sizes: list[int] = dataclasses.field(default_factory=list)
-    env: dict[str, str] = dataclasses.field(default_factory=dict)
     hidden: bool = True
     test_timeout: int | None = None
     speed_timeout: int | None = None
@@ -44,13 +43,12 @@ class Config:
     # [hidden]
     seed: int | None = None
     extra_sizes: list[int] = dataclasses.field(default_factory=list)
-    hidden_env: dict[str, str] = dataclasses.field(default_factory=dict)
     redact: bool = True
     # [timeouts], seconds
     configure_timeout: int = 600
     build_timeout: int = 1800
-    test_timeout: int = 300
-    speed_timeout: int = 600
+    test_timeout: int = 600
+    speed_timeout: int = 300
     sanitize_timeout: int = 1800
     # [build]
     cmake: list[str] = dataclasses.field(default_factory=lambda: ["cmake"])
@@ -58,8 +56,8 @@ class Config:
     cuda_architectures: str = ""
     build_type: str = "Release"
     cmake_args: list[str] = dataclasses.field(default_factory=list)
-    jobs: int = 0
-    ninja_jobs: int = 0
+    jobs: int = 0          # checks run at once (the GPU is shared by correctness checks; 0 = cores / 4, at most 4)
+    ninja_jobs: int = 0    # compile jobs of the one build of every runner (0 = cores)
     keep_builds: bool = False
     # [speed]
     speed: bool = True
@@ -88,22 +86,12 @@ class Config:
                 sizes.append(n)
         return sizes
 
-    def hidden_environment(self, chapter: str) -> dict[str, str]:
-        """Environment of the chapter's hidden run (TUTORIAL_SEED, TUTORIAL_EXTRA_SIZES, extras)."""
-        env = dict(self.hidden_env)
-        env.update(self.chapter(chapter).env)
-        env["TUTORIAL_SEED"] = str(self.seed)
-        sizes = self.hidden_sizes(chapter)
-        if sizes:
-            env["TUTORIAL_EXTRA_SIZES"] = ",".join(str(n) for n in sizes)
-        return env
-
     def test_timeout_of(self, chapter: str) -> int:
-        """Timeout of one test case of the chapter."""
+        """Timeout of one checker run of the chapter (all its public and hidden cases)."""
         return self.chapter(chapter).test_timeout or self.test_timeout
 
     def speed_timeout_of(self, chapter: str) -> int:
-        """Timeout of the chapter's speed run."""
+        """Timeout of the chapter's speed run, per student timed."""
         return self.chapter(chapter).speed_timeout or self.speed_timeout
 
     def describe(self) -> str:
@@ -161,19 +149,9 @@ def _sizes(where: str, value: Any) -> list[int]:
     return out
 
 
-def _env(where: str, value: Any) -> dict[str, str]:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: must be a table of NAME = \"value\" (got {value!r})")
-    out = {}
-    for k, v in value.items():
-        if not k or not all(c.isalnum() or c == "_" for c in k) or k[0].isdigit():
-            raise ConfigError(f"{where}: {k!r} is not a valid environment variable name")
-        if k in ("TUTORIAL_SEED", "TUTORIAL_EXTRA_SIZES"):
-            raise ConfigError(f"{where}: set {k} through [hidden] seed / extra_sizes, not env")
-        if isinstance(v, bool) or not isinstance(v, (str, int)):
-            raise ConfigError(f"{where}.{k}: must be a string or an integer (got {v!r})")
-        out[k] = str(v)
-    return out
+def _no_env(where: str, value: Any) -> dict[str, str]:
+    raise ConfigError(f"{where}: no longer used: the student's code runs with a clean environment, and the "
+                      "checker gets the seed and the extra sizes on its command line")
 
 
 def _tools(where: str, value: Any) -> list[str]:
@@ -200,7 +178,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     "hidden": {
         "seed": ("seed", _int_checker(0, MAX_SEED)),
         "extra_sizes": ("extra_sizes", _sizes),
-        "env": ("hidden_env", _env),
+        "env": ("redact", _no_env),
         "redact": ("redact", _bool),
     },
     "timeouts": {
@@ -233,7 +211,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
 
 _CHAPTER_SCHEMA: dict[str, Any] = {
     "extra_sizes": _sizes,
-    "env": _env,
+    "env": _no_env,
     "hidden": _bool,
     "test_timeout": _TIMEOUT,
     "speed_timeout": _TIMEOUT,

@@ -1,10 +1,10 @@
 """Chapters with an exercise, discovered from the repository (nothing about a chapter is hard-coded).
 
 A chapter is gradable when chapters/NN_name/CMakeLists.txt calls tutorial_add_chapter() with
-NAME, EXERCISE and EXERCISE_TESTS. From that call the grader learns everything it needs: the
-chapter's name (targets test_<name>_exercise and <name>), the exercise file name (the file a
-student edits in exercises/NN_name/), and the test sources (their TEST_CASE names are the cases
-the grader runs one by one).
+NAME, EXERCISE, EXERCISE_CALL and EXERCISE_CHECK. From that call the grader learns everything it
+needs: the chapter's name (its checker check_<name> and the solution's runner solution_<name>,
+built once from the repository; each student's runner, built from the student's file), and the
+exercise file name (the file a student edits in exercises/NN_name/).
 """
 from __future__ import annotations
 
@@ -12,32 +12,27 @@ import dataclasses
 import pathlib
 import re
 
-from . import catch2
-
-_KEYWORDS = ("NAME", "SOURCES", "MAIN", "CPU_TESTS", "GPU_TESTS", "EXERCISE", "EXERCISE_TESTS",
-             "EXERCISE_SYMBOLS", "LIBRARIES")
+_KEYWORDS = ("NAME", "REFERENCE", "SOURCES", "MAIN", "CPU_TESTS", "GPU_TESTS", "EXERCISE", "EXERCISE_CALL",
+             "EXERCISE_CHECK", "LIBRARIES", "BAD_ARGS", "HUGE_ARGS")
 
 
 @dataclasses.dataclass
 class Chapter:
     """One gradable chapter."""
 
-    name: str                 # e.g. "elementwise": targets test_<name>_exercise and <name>
+    name: str                 # e.g. "elementwise"
     folder: str               # e.g. "01_elementwise": exercises/<folder>/, solutions/<folder>/
     exercise: str             # e.g. "add_float4.cu": the one file a student edits
-    test_sources: list[str]   # e.g. ["chapters/01_elementwise/test_exercise.cpp"] (repository-relative)
-    test_names: list[str]     # TEST_CASE names found in them ([] means: run the executable whole)
-    symbols: list[str] = dataclasses.field(default_factory=list)  # EXERCISE_SYMBOLS: the entry points
 
     @property
-    def test_target(self) -> str:
-        """The CMake target of the exercise's tests."""
-        return f"test_{self.name}_exercise"
+    def checker_target(self) -> str:
+        """The checker (never loads student code), built once from the repository."""
+        return f"check_{self.name}"
 
     @property
-    def exe_target(self) -> str:
-        """The chapter executable (links the exercise and the solution; used for the speed run)."""
-        return self.name
+    def solution_target(self) -> str:
+        """The solution's runner, built once: the speed runs' reference."""
+        return f"solution_{self.name}"
 
     @property
     def exercise_path(self) -> str:
@@ -87,6 +82,18 @@ def parse_chapter_call(cmake_text: str) -> dict[str, list[str]] | None:
     return args
 
 
+def chapter_names(repo: pathlib.Path) -> list[str]:
+    """The NAME of every chapter, gradable or not (a configuration may name a chapter whose exercise
+    is not gradable yet, e.g. the corpus check's settings)."""
+    names = []
+    for cmake in sorted(repo.glob("chapters/[0-9][0-9]_*/CMakeLists.txt")):
+        args = parse_chapter_call(cmake.read_text(errors="replace"))
+        name = ((args or {}).get("NAME") or [""])[0]
+        if name:
+            names.append(name)
+    return names
+
+
 def discover(repo: pathlib.Path) -> tuple[list[Chapter], list[str]]:
     """Gradable chapters in folder order, and a note for every chapter folder that is not gradable."""
     chapters, notes = [], []
@@ -98,14 +105,15 @@ def discover(repo: pathlib.Path) -> tuple[list[Chapter], list[str]]:
             continue
         name = (args.get("NAME") or [""])[0]
         exercise = (args.get("EXERCISE") or [""])[0]
-        tests = args.get("EXERCISE_TESTS") or []
         if not exercise:
             continue  # a chapter without an exercise: nothing to grade
         problem = None
         if not re.fullmatch(r"[A-Za-z0-9_]+", name):
             problem = f"NAME {name!r} is not a plain name"
-        elif "$" in exercise or "/" in exercise or not tests or any("$" in t for t in tests):
-            problem = "EXERCISE / EXERCISE_TESTS must be plain file names"
+        elif "$" in exercise or "/" in exercise:
+            problem = "EXERCISE must be a plain file name"
+        elif not args.get("EXERCISE_CHECK") or not args.get("EXERCISE_CALL"):
+            problem = "no EXERCISE_CHECK / EXERCISE_CALL (the checker and the runner's call)"
         elif not (repo / "exercises" / folder / exercise).is_file():
             problem = f"exercises/{folder}/{exercise} is missing"
         elif not (repo / "solutions" / folder / exercise).is_file():
@@ -113,20 +121,5 @@ def discover(repo: pathlib.Path) -> tuple[list[Chapter], list[str]]:
         if problem:
             notes.append(f"{folder}: not gradable: {problem}")
             continue
-        names: list[str] = []
-        sources = []
-        for t in tests:
-            src = cmake.parent / t
-            sources.append(str(src.relative_to(repo)))
-            if not src.is_file():
-                names = []
-                notes.append(f"{folder}: test source {t} not found; its tests run as one case")
-                break
-            found = catch2.test_case_names(src.read_text(errors="replace"))
-            if found is None:  # a construct we do not expand (e.g. TEMPLATE_TEST_CASE)
-                names = []
-                notes.append(f"{folder}: {t} has test cases the grader cannot list; they run as one case")
-                break
-            names.extend(found)
-        chapters.append(Chapter(name, folder, exercise, sources, names, list(args.get("EXERCISE_SYMBOLS") or [])))
+        chapters.append(Chapter(name, folder, exercise))
     return chapters, notes

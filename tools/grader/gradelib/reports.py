@@ -131,8 +131,9 @@ def student_markdown(st: StudentResult, run: dict) -> str:
         speed = fmt_speed(ch.speed.ratio) if ch.speed else "-"
         out.append(f"| {ch.chapter} | {STATUS_TEXT.get(ch.status, ch.status)} | {cases} | {speed} | "
                    f"{_cell(failure_line(ch))} |")
-    out += ["", "Speed = the solution's median time / yours, measured in the same run on the chapter's "
-            "default problem (1.00x: as fast as the solution; above 1: faster)."]
+    out += ["", "Speed = the solution's median time / yours, measured by the checker in the same run on the "
+            "exercise's timed case, every repetition on fresh inputs and checked (1.00x: as fast as the "
+            "solution; above 1: faster)."]
     for ch in st.chapters:
         if ch.status in ("not_submitted", "not_graded"):
             continue
@@ -150,16 +151,27 @@ def student_markdown(st: StudentResult, run: dict) -> str:
                 out += ["", "```", b.errors.rstrip(), "```", ""]
         if ch.speed:
             s = ch.speed
-            out.append(f"- speed: yours {s.exercise_ms:.4f} ms, solution {s.solution_ms:.4f} ms -> "
-                       f"{fmt_speed(s.ratio)}" + (f" (geometric mean over {len(s.problems)} problems)"
-                                                  if len(s.problems) > 1 else ""))
+            out.append(f"- speed ({s.problem}): yours {s.exercise_ms:.4f} ms, solution {s.solution_ms:.4f} ms -> "
+                       f"{fmt_speed(s.ratio)}")
+            for flag in s.flags:
+                out.append(f"- speed FLAG: {flag}")
         elif ch.speed_note:
             out.append(f"- speed: {ch.speed_note}")
         if ch.cases:
-            out += ["", "| set | case | result | seconds |", "|---|---|---|---|"]
-            for case in ch.cases:
-                mark = case.status.upper() if case.status in FAILING or case.status == "error" else case.status
-                out.append(f"| {case.set} | {_cell(case.name)} | {mark} | {case.seconds:.1f} |")
+            # Every case that did not pass, and a count of those that did, by set.
+            shown = [c for c in ch.cases if c.status != "passed"]
+            for set_name in ("public", "hidden", "speed", "sanitize"):
+                ok = sum(c.set == set_name and c.status == "passed" for c in ch.cases)
+                total = sum(c.set == set_name for c in ch.cases)
+                if total:
+                    out.append(f"- {set_name}: {ok} of {total} passed")
+            if shown:
+                out += ["", "| set | case | result | why |", "|---|---|---|---|"]
+                for case in shown[:40]:
+                    mark = case.status.upper() if case.status in FAILING or case.status == "error" else case.status
+                    out.append(f"| {case.set} | {_cell(case.name)} | {mark} | {_cell(case.summary)[:200]} |")
+                if len(shown) > 40:
+                    out.append(f"| | ... and {len(shown) - 40} more | | |")
         first = ch.first_failure()
         if first is not None:
             out += ["", f"First failure: **{_cell(first.label)}** ({first.status})"

@@ -3,8 +3,10 @@
 Verdict of a chapter, from its build and its cases:
   passed         built, and every case passed (public, hidden, speed run, sanitizer)
   failed         at least one case failed, timed out or crashed
-  compile_error  the exercise's tests did not build
-  rejected       integrity: not built (a symbolic link, includes the solution, ...)
+  compile_error  the student's runner did not build (a compile or link error)
+  rejected       integrity: a symbolic link, an include of solutions/, a compile that read a file
+                 it must not (solutions/, the corpus, another submission), or an object file that
+                 defines or calls what an exercise must not (symbols.py)
   not_submitted  the submission has no file for this chapter
   skipped        built, but no case could run (no GPU on this machine)
   error          the grader or the machine failed (configure failed, bad speed arguments, ...)
@@ -13,7 +15,6 @@ Verdict of a chapter, from its build and its cases:
 from __future__ import annotations
 
 import dataclasses
-import math
 import statistics
 
 PASSED, FAILED, TIMEOUT, CRASHED, ERROR, SKIPPED, NOT_RUN = (
@@ -27,10 +28,10 @@ CHAPTER_STATUSES = ("passed", "failed", "compile_error", "rejected", "not_submit
 
 @dataclasses.dataclass
 class CaseResult:
-    """One graded case: a Catch2 test case of the public or hidden run, the speed run, or a sanitizer run."""
+    """One graded case: a case of the checker's public or hidden set, the timed run, or a sanitizer run."""
 
     set: str                  # "public", "hidden", "speed" or "sanitize"
-    name: str                 # e.g. "the float4 add matches the CPU reference at every size"
+    name: str                 # e.g. "n=4097" (the checker's case name: its parameters)
     status: str               # passed failed timeout crashed error skipped not_run
     seconds: float = 0.0
     message: str = ""         # the failure text (assertion, sizes, worst elements), cleaned
@@ -47,7 +48,7 @@ class CaseResult:
 class BuildResult:
     """Building one chapter's targets."""
 
-    status: str               # "ok", "error" (compile/link error), "timeout", "partial" (tests built, executable not)
+    status: str               # "ok", "error" (compile/link error), "timeout"
     seconds: float = 0.0
     errors: str = ""          # the first error lines of the log
     log: str | None = None
@@ -55,12 +56,14 @@ class BuildResult:
 
 @dataclasses.dataclass
 class Speed:
-    """The student's exercise against the solution, timed in the same run of the chapter executable."""
+    """The student's runner against the solution's, timed by the checker in the same run, on the
+    same inputs (every repetition's outputs checked)."""
 
-    exercise_ms: float        # median time of the exercise (first problem with both rows)
-    solution_ms: float        # median time of the solution, same problem
-    ratio: float              # solution time / exercise time (geometric mean over problems): > 1 is faster
-    problems: list[dict] = dataclasses.field(default_factory=list)  # {label, exercise_ms, solution_ms, ratio}
+    exercise_ms: float        # median time of the student's launcher
+    solution_ms: float        # median time of the solution's, same run
+    ratio: float              # solution time / exercise time: > 1 is faster than the solution
+    problem: str = ""         # the timed case
+    flags: list[str] = dataclasses.field(default_factory=list)  # implausibilities the checker saw
 
 
 @dataclasses.dataclass
@@ -139,27 +142,6 @@ class StudentResult:
             "cases_passed": sum(c.counts()["passed"] for c in submitted),
             "cases_total": sum(c.counts()["total"] for c in submitted),
         }
-
-
-def speed_from_rows(problems: list[dict]) -> Speed | None:
-    """Speed from the chapter executable's JSON `problems`: for each problem with a timed exercise
-    row and a timed solution row, ratio = solution median / exercise median; overall, the geometric
-    mean of the ratios. None if no problem has both."""
-    per = []
-    for p in problems:
-        rows = {r.get("kind"): r for r in p.get("results", []) if r.get("kind") in ("exercise", "solution")}
-        ex, sol = rows.get("exercise"), rows.get("solution")
-        if not ex or not sol:
-            continue
-        ex_ms, sol_ms = ex.get("median_ms"), sol.get("median_ms")
-        if not isinstance(ex_ms, (int, float)) or not isinstance(sol_ms, (int, float)) or ex_ms <= 0 or sol_ms <= 0:
-            continue
-        per.append({"label": p.get("label", "?"), "exercise_ms": float(ex_ms), "solution_ms": float(sol_ms),
-                    "ratio": float(sol_ms) / float(ex_ms)})
-    if not per:
-        return None
-    ratio = math.exp(sum(math.log(q["ratio"]) for q in per) / len(per))
-    return Speed(per[0]["exercise_ms"], per[0]["solution_ms"], ratio, per)
 
 
 def class_statistics(students: list[StudentResult], chapter_names: list[str]) -> list[dict]:

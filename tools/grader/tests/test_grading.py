@@ -1,6 +1,7 @@
-"""The whole pipeline on a fake repository, with a fake `cmake` that writes fake executables
-(tests/fake_cmake.py): compile errors, missing chapters, no GPU, hangs, cheats, the speed run,
-the command line. No compiler, CUDA or GPU is needed."""
+"""The whole pipeline on a fake repository, with a fake `cmake` that writes fake runners and fake
+checkers (tests/fake_cmake.py): one build of every runner, compile and link errors, the checkers'
+verdicts (public, hidden, crashes, no GPU), the re-check alone, the sanitizer, the speed runs in
+batches, the reports, and the command line. No compiler, CUDA or GPU is needed."""
 import io
 import json
 import os
@@ -10,11 +11,19 @@ import tempfile
 import time
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
+from unittest import mock
 
 import support
-from gradelib import config, grading, repo
+from gradelib import config, grading, repo, symbols
 
 SEED = 987654321
+GPU = "NVIDIA H100 80GB HBM3, 9.0 (fake)"
+
+
+def fake_check_object(obj, protected, complete=True):
+    """symbols.check_object for the fake objects (their text): REJECT_SYMBOL means a forbidden call."""
+    text = pathlib.Path(obj).read_text()
+    return (["calls getenv (an exercise has no use for it)"] if "REJECT_SYMBOL" in text else []), ""
 
 
 class PipelineTest(unittest.TestCase):
@@ -23,156 +32,226 @@ class PipelineTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.root = pathlib.Path(cls.tmp.name)
         cls.repo = support.make_fake_repo(cls.root)
-        cls.chapters, _ = repo.discover(cls.repo)
+        cls.chapters, cls.notes = repo.discover(cls.repo)
         cls.fake_log = cls.root / "fake_log.jsonl"
-        os.environ["FAKE_LOG"] = str(cls.fake_log)
+        sanitizer = support.write(cls.root / "cuda/bin/compute-sanitizer", "#!/bin/sh\nexit 0\n")
+        sanitizer.chmod(0o755)
         subs = {
             "good": {"01_alpha/alpha.cu": "SPEED=2\n", "02_beta/beta.cu": "fine\n"},
-            "broken": {"01_alpha/alpha.cu": "COMPILE_ERROR\n", "02_beta/beta.cu": "FAIL_CASE2 FAIL_ALL\n"},
+            "broken": {"01_alpha/alpha.cu": "COMPILE_ERROR\n", "02_beta/beta.cu": "FAIL_PUBLIC\n"},
             "partial": {"02_beta/beta.cu": "fine\n"},
-            "hangs": {"01_alpha/alpha.cu": "HANG_CASE1\n"},
+            "linker": {"01_alpha/alpha.cu": "LINK_ERROR=cublasSgemm_v2\n"},
             "nogpu": {"01_alpha/alpha.cu": "NO_GPU\n"},
             "cheat": {"01_alpha/alpha.cu": "FAIL_HIDDEN\n"},
-            "exits": {"01_alpha/alpha.cu": "EXIT0\n", "02_beta/beta.cu": "CRASH\n"},
+            "dies": {"01_alpha/alpha.cu": "RUNNER_DIES\n"},
+            "flaky": {"01_alpha/alpha.cu": "CRASH_ONCE\n"},
+            "nokernel": {"01_alpha/alpha.cu": "NO_KERNEL\n"},
+            "claims": {"01_alpha/alpha.cu": "RUNNER_NO_DEVICE\n"},
+            "crash": {"01_alpha/alpha.cu": "CHECKER_CRASH\n"},
+            "oob": {"01_alpha/alpha.cu": "SANITIZE_FAIL\n"},
+            "fast": {"01_alpha/alpha.cu": "SPEED=5\n"},
             "slowwrong": {"01_alpha/alpha.cu": "SPEED_WRONG\n"},
-            "linkerr": {"01_alpha/alpha.cu": "EXE_LINK_ERROR\n"},
             "copier": {"01_alpha/alpha.cu": '#include "solutions/01_alpha/alpha.cu"\n'},
-            "renamed": {"01_alpha/alpha.cu": "NO_MATCH\n"},
-            "oob": {"01_alpha/alpha.cu": "OOB\n"},
+            "symbolic": {"01_alpha/alpha.cu": "REJECT_SYMBOL\n"},
         }
-        paths = [support.make_submission(cls.root, name, files) for name, files in subs.items()]
+        cls.paths = [support.make_submission(cls.root, name, files) for name, files in subs.items()]
         cfg = config.from_dict({"hidden": {"seed": SEED, "extra_sizes": [77]},
-                                "timeouts": {"test": 60, "sanitize": 60},
-                                "build": {"cmake": support.FAKE_CMAKE, "jobs": 3},
-                                "sanitize": {"enabled": True, "command": support.FAKE_CMAKE},
-                                # alpha has the hanging submission: a short limit (its other cases take ~0.1 s)
-                                "chapters": {"alpha": {"test_timeout": 5},
-                                             "beta": {"extra_sizes": [99], "env": {"FAKE_EXTRA": "yes"}}}},
+                                "timeouts": {"test": 60, "sanitize": 60, "speed": 30},
+                                "build": {"cmake": support.FAKE_CMAKE, "jobs": 3, "keep": True},
+                                "sanitize": {"enabled": True, "command": str(sanitizer)},
+                                "chapters": {"beta": {"extra_sizes": [99]}}},
                                "test", [c.name for c in cls.chapters])
         cls.out = cls.root / "out"
         cls.lines = []
         grader = grading.Grader(cls.repo, cls.chapters, cfg, cls.out, say=cls.lines.append)
+        grader.device = GPU
         start = time.monotonic()
-        cls.results = {st.name: st for st in grader.grade(paths)}
+        with mock.patch.dict(os.environ, {"FAKE_LOG": str(cls.fake_log)}), \
+                mock.patch.object(grading, "SPEED_BATCH", 2), \
+                mock.patch.object(symbols, "check_object", fake_check_object):
+            cls.results = {st.name: st for st in grader.grade(cls.paths)}
         cls.seconds = time.monotonic() - start
+        cls.grader = grader
         cls.calls = [json.loads(ln) for ln in cls.fake_log.read_text().splitlines()]
 
     @classmethod
     def tearDownClass(cls):
-        os.environ.pop("FAKE_LOG", None)
         cls.tmp.cleanup()
 
     def chapter(self, student, name):
         return next(c for c in self.results[student].chapters if c.chapter == name)
 
+    def statuses(self, student, name="alpha"):
+        return [(c.set, c.status) for c in self.chapter(student, name).cases]
+
+    def test_discovery_notes_a_chapter_without_a_checker(self):
+        self.assertEqual([c.name for c in self.chapters], ["alpha", "beta"])
+        self.assertTrue(any("04_delta: not gradable" in n and "EXERCISE_CHECK" in n for n in self.notes), self.notes)
+
     def test_good_student(self):
         alpha, beta = self.chapter("good", "alpha"), self.chapter("good", "beta")
         self.assertEqual((alpha.status, beta.status), ("passed", "passed"))
         self.assertEqual([c.label for c in alpha.cases], [
-            "public: alpha matches the reference, at every size", "public: alpha is right for fresh inputs",
-            "hidden: alpha matches the reference, at every size", "hidden: alpha is right for fresh inputs",
-            "speed: default problem, checked before and after timing", "sanitize: compute-sanitizer --tool memcheck"])
+            "public: n=1", "public: n=4097", "public: n=65537", f"hidden: n={SEED % 1000 + 7}",
+            f"hidden: n={SEED % 777 + 5}", "hidden: n=77",
+            "sanitize: compute-sanitizer --tool memcheck", "speed: timed run against the solution (every repetition "
+            "checked)"])
         self.assertAlmostEqual(alpha.speed.ratio, 2.0)
+        self.assertEqual(alpha.speed.flags, [])
         self.assertEqual(beta.speed.ratio, 1.0)
+        self.assertEqual([c.name for c in beta.cases if c.set == "hidden"][-2:], ["n=77", "n=99"])
+
+    def test_one_build_tree_for_every_runner(self):
+        cache = json.loads((self.grader.build_dir / "fake_cache.json").read_text())
+        listing = pathlib.Path(cache["defs"]["TUT_GRADING_LIST"]).read_text().splitlines()
+        self.assertIn("good|alpha|", "\n".join(listing))
+        self.assertEqual(len(listing), 17)  # every accepted (student, chapter), "copier" rejected unbuilt
+        # Each student's copies lie in a folder of a random name, not the student's.
+        folders = {pathlib.Path(line.split("|")[2]).parent.parent for line in listing}
+        self.assertEqual(len(folders), 15)
+        for f in folders:
+            self.assertEqual(f.parent, self.grader.work / "files")
+            self.assertRegex(f.name, r"^[0-9a-f]{24}$")
+        # solutions/, the corpus and every submission folder are hidden from students' compiles.
+        hide = cache["defs"]["TUT_GRADING_HIDE"].split(";")
+        self.assertEqual(hide[:4], ["--hide", str(self.repo.resolve() / "solutions"), "--hide",
+                                    str(self.repo.resolve() / "tools/grader/corpus")])
+        self.assertIn(str(self.paths[0].resolve()), hide)
+        self.assertEqual(len(hide), 2 * (2 + len(self.paths)))
 
     def test_compile_error_costs_only_its_chapter(self):
         alpha, beta = self.chapter("broken", "alpha"), self.chapter("broken", "beta")
         self.assertEqual(alpha.status, "compile_error")
-        self.assertEqual(alpha.detail, '01_alpha/alpha.cu(3): error: expected a ";"')  # merged-folder path removed
+        self.assertEqual(alpha.detail, '01_alpha/alpha.cu(3): error: identifier "n_vecs" is undefined')  # path shortened
         self.assertEqual(alpha.cases, [])
-        self.assertEqual(beta.status, "failed")  # built and tested anyway
-        self.assertEqual(beta.first_failure().set, "public")
-        self.assertIn("[4096] got nan, expected 1.5", beta.first_failure().summary)
+        log = (self.out / "logs/broken/build_alpha.log").read_text()
+        self.assertIn("FAILED:", log)
+        self.assertNotIn("grade_good", log)  # only this student's part of the build log
+        self.assertEqual(beta.status, "failed")  # built and checked anyway
+        self.assertEqual(beta.first_failure().label, "public: n=4097")
+        self.assertIn("out[4096] got nan, expected 1.5", beta.first_failure().message)
+
+    def test_link_error_names_the_missing_symbol(self):
+        alpha = self.chapter("linker", "alpha")
+        self.assertEqual(alpha.status, "compile_error")
+        self.assertIn("undefined reference to cublasSgemm_v2", alpha.detail)
+        self.assertIn("no solution, CPU reference, cuBLAS or cuDNN", alpha.detail)
+        self.assertIn("collect2", alpha.build.errors)
 
     def test_missing_chapter_is_not_submitted(self):
         self.assertEqual(self.chapter("partial", "alpha").status, "not_submitted")
         self.assertEqual(self.chapter("partial", "beta").status, "passed")
         self.assertEqual(self.results["partial"].totals()["chapters_submitted"], 1)
 
-    def test_a_hang_costs_one_case(self):
-        alpha = self.chapter("hangs", "alpha")
-        self.assertEqual([c.status for c in alpha.cases], ["timeout", "passed", "timeout", "passed", "not_run",
-                                                           "not_run"])
-        self.assertEqual(alpha.status, "failed")
-        self.assertIn("did not finish in 5 s", alpha.first_failure().summary)
-        self.assertLess(self.seconds, 120)
-
-    def test_no_gpu_is_skipped_not_passed(self):
+    def test_not_checked_on_a_machine_with_a_gpu_is_an_error_not_skipped(self):
         alpha = self.chapter("nogpu", "alpha")
-        self.assertEqual(alpha.status, "skipped")
-        self.assertTrue(all(c.status == "skipped" for c in alpha.cases))
-        self.assertEqual(alpha.speed_note, "not measured: no GPU")
+        self.assertEqual(alpha.status, "error")
+        self.assertIn("this machine has " + GPU, alpha.cases[0].summary)
 
-    def test_hidden_cases_catch_a_public_only_solution(self):
+    def test_hidden_cases_catch_a_public_only_solution_and_the_seed_is_redacted(self):
         alpha = self.chapter("cheat", "alpha")
-        self.assertEqual([c.status for c in alpha.cases if c.set == "public"], ["passed", "passed"])
+        self.assertEqual([s for g, s in self.statuses("cheat") if g == "public"], ["passed"] * 3)
         self.assertEqual(alpha.status, "failed")
         first = alpha.first_failure()
         self.assertEqual(first.set, "hidden")
-        self.assertNotIn(str(SEED), first.message + first.summary)  # the secret is redacted
-        self.assertIn("seed <hidden>", first.summary)
+        self.assertNotIn(str(SEED), first.message + first.summary)
+        self.assertIn("<hidden>", first.message)
+        self.assertEqual(alpha.speed_note, "not measured: the cases did not all pass")
+        hidden = [c for c in self.calls if c["checker"] == "alpha" and "--seed" in c["argv"]]
+        self.assertTrue(hidden and all(c["argv"][c["argv"].index("--seed") + 1] == str(SEED) for c in hidden))
 
-    def test_exit_status_alone_is_not_trusted(self):
-        alpha, beta = self.chapter("exits", "alpha"), self.chapter("exits", "beta")
+    def test_a_runner_that_dies_is_a_crashed_case_and_is_checked_again_alone(self):
+        alpha = self.chapter("dies", "alpha")
         self.assertEqual(alpha.status, "failed")
-        self.assertEqual(alpha.cases[0].status, "crashed")
-        self.assertIn("exit status 0 without a test report", alpha.cases[0].summary)
-        self.assertEqual(beta.cases[0].status, "crashed")
-        self.assertIn("signal 11", beta.cases[0].summary)
+        self.assertEqual(alpha.first_failure().status, "crashed")
+        self.assertIn("killed by signal 11", alpha.first_failure().summary)
+        self.assertTrue(any("checked again alone" in w for w in alpha.warnings))
+        runs = [c for c in self.calls if c["checker"] == "alpha" and "--cases" in c["argv"]
+                and any("/dies/" in a for a in c["argv"])]
+        self.assertEqual(len(runs), 2)
 
-    def test_speed_run_checks_correctness_too(self):
-        alpha = self.chapter("slowwrong", "alpha")
+    def test_a_crash_caused_by_a_neighbour_is_forgiven_alone(self):
+        alpha = self.chapter("flaky", "alpha")
+        self.assertEqual(alpha.status, "passed")
+        self.assertTrue(any("checked again alone" in w for w in alpha.warnings))
+        self.assertEqual(len([c for c in alpha.cases if c.set in ("public", "hidden")]), 6)  # the second check only
+
+    def test_checks_of_the_captured_graph(self):
+        alpha = self.chapter("nokernel", "alpha")
         self.assertEqual(alpha.status, "failed")
-        speed = alpha.cases[-2]
-        self.assertEqual((speed.set, speed.status), ("speed", "failed"))
-        self.assertIn("WRONG on add n=1000", speed.summary)
-        self.assertIn("[999] got 0, expected 3.5", speed.summary)
-        self.assertIsNone(alpha.speed)
+        self.assertIn("launched no kernel", alpha.first_failure().summary)
 
-    def test_executable_link_error_is_reported(self):
-        alpha = self.chapter("linkerr", "alpha")
-        self.assertEqual(alpha.build.status, "partial")
-        self.assertEqual(alpha.cases[-2].status, "error")
-        self.assertEqual(alpha.status, "error")
+    def test_a_runner_claiming_no_gpu_fails(self):
+        alpha = self.chapter("claims", "alpha")
+        self.assertEqual(alpha.status, "failed")
+        self.assertEqual(alpha.cases[0].name, "the runner")
+        self.assertIn("reported no usable CUDA device, but this machine has one", alpha.cases[0].summary)
 
-    def test_a_case_that_does_not_exist_is_a_grader_error(self):
-        alpha = self.chapter("renamed", "alpha")
-        self.assertEqual(alpha.cases[0].status, "error")
-        self.assertIn("no test case called", alpha.cases[0].summary)
+    def test_a_checker_that_dies_is_a_grader_error(self):
+        alpha = self.chapter("crash", "alpha")
         self.assertEqual(alpha.status, "error")
+        self.assertIn("stopped with exit status -11 and no report", alpha.cases[0].summary)
 
     def test_sanitizer(self):
         good, oob = self.chapter("good", "alpha"), self.chapter("oob", "alpha")
-        self.assertEqual((good.cases[-1].set, good.cases[-1].status), ("sanitize", "passed"))
+        self.assertEqual(good.cases[-2].set, "sanitize")
+        self.assertEqual(good.cases[-2].status, "passed")
         self.assertEqual(oob.status, "failed")
-        self.assertEqual([c.status for c in oob.cases if c.set != "sanitize"], ["passed"] * 5)
+        self.assertEqual([s for g, s in self.statuses("oob") if g in ("public", "hidden")], ["passed"] * 6)
         san = oob.cases[-1]
         self.assertEqual((san.name, san.status), ("compute-sanitizer --tool memcheck", "failed"))
-        self.assertIn("Invalid __global__ write of size 4 bytes", san.summary)
-        self.assertIn("ERROR SUMMARY: 1 error", san.summary)
-        runs = [c for c in self.calls if c.get("sanitize") == "1"]
-        self.assertTrue(runs and all(c["seed"] is None for c in runs))  # public seed, small sizes
+        self.assertIn("n=65537: compute-sanitizer memcheck reported errors", san.summary)
+        self.assertIsNone(oob.speed)
+        runs = [c for c in self.calls if "--sanitizer" in c["argv"]]
+        self.assertTrue(runs and all(c["argv"][c["argv"].index("--sanitizer") + 1] == "memcheck" for c in runs))
+        # The configured compute-sanitizer's folder comes first on the checker's PATH.
+        self.assertTrue(all(c["path"].startswith(str(self.root / "cuda/bin") + os.pathsep) for c in runs))
+        # No sanitizer run for a chapter whose cases failed.
+        cheat = self.chapter("cheat", "alpha")
+        self.assertEqual(cheat.cases[-1].status, "not_run")
 
-    def test_including_the_solution_is_rejected_unbuilt(self):
-        alpha = self.chapter("copier", "alpha")
-        self.assertEqual(alpha.status, "rejected")
-        self.assertIsNone(alpha.build)
+    def test_speed_runs_in_batches_with_the_solution(self):
+        speed = [c for c in self.calls if "--speed" in c["argv"]]
+        alpha = [c for c in speed if c["checker"] == "alpha"]
+        self.assertEqual(len(alpha), 2)  # good, flaky, fast, slowwrong: two batches of two
+        for c in speed:
+            argv = c["argv"]
+            self.assertEqual(argv[argv.index("--cases") + 1], "none")
+            self.assertIn("bin/solution_" + c["checker"], argv[argv.index("--solution") + 1])
+            self.assertEqual(argv[argv.index("--timeout") + 1], "30")  # each runner: the chapter's speed limit
+        timed = [a for c in alpha for i, a in enumerate(c["argv"]) if c["argv"][i - 1] == "--runner"]
+        self.assertEqual(len(timed), 4)
 
-    def test_environment_of_public_and_hidden_runs(self):
-        tests = [c for c in self.calls if "-r" in c["argv"]]
-        public = [c for c in tests if c["seed"] is None]
-        hidden = [c for c in tests if c["seed"] is not None]
-        self.assertTrue(public and hidden)
-        self.assertTrue(all(c["sizes"] is None and c["extra"] is None for c in public))
-        self.assertTrue(all(c["seed"] == str(SEED) for c in hidden))
-        beta = [c for c in hidden if "test_beta_exercise" in c["argv"][0]]
-        alpha = [c for c in hidden if "test_alpha_exercise" in c["argv"][0]]
-        self.assertTrue(all(c["sizes"] == "77,99" and c["extra"] == "yes" for c in beta))
-        self.assertTrue(all(c["sizes"] == "77" and c["extra"] is None for c in alpha))
-        # Each case runs alone, selected by its escaped name.
-        self.assertIn("alpha matches the reference\\, at every size", [c["argv"][1] for c in alpha])
-        speed = [c for c in self.calls if "--json" in c["argv"]]
-        self.assertTrue(all(c["argv"][c["argv"].index("--seed") + 1] == str(SEED) for c in speed))
+    def test_speed_flags_and_a_wrong_timed_run(self):
+        fast = self.chapter("fast", "alpha")
+        self.assertEqual(fast.status, "passed")  # a flag is advice for the instructor, not a verdict
+        self.assertAlmostEqual(fast.speed.ratio, 5.0)
+        self.assertEqual(fast.speed.flags, ["more than 4x faster than the solution: implausible for this exercise"])
+        self.assertIn("speed FLAG: more than 4x faster", "\n".join(fast.warnings))
+        wrong = self.chapter("slowwrong", "alpha")
+        self.assertEqual(wrong.status, "failed")
+        self.assertEqual(wrong.cases[-1].set, "speed")
+        self.assertIn("repetition 3 of the timed run is wrong", wrong.cases[-1].summary)
+        self.assertIsNone(wrong.speed)
+
+    def test_integrity(self):
+        copier = self.chapter("copier", "alpha")
+        self.assertEqual(copier.status, "rejected")
+        self.assertIsNone(copier.build)
+        symbolic = self.chapter("symbolic", "alpha")
+        self.assertEqual(symbolic.status, "rejected")
+        self.assertIn("calls getenv", symbolic.detail)
+        self.assertEqual(symbolic.build.status, "ok")
+
+    def test_checker_arguments(self):
+        runs = [c["argv"] for c in self.calls if "--cases" in c["argv"] and "all" in c["argv"]]
+        self.assertTrue(runs)
+        for argv in runs:
+            self.assertEqual(argv[argv.index("--timeout") + 1], "12")  # (60 - 10) / 4 starts
+            self.assertIn("--report", argv)
+            self.assertEqual(argv[argv.index("--work") + 1], str(self.grader.work / "tmp"))
+        beta = [a for a in runs if "bin/check_beta" not in a and any("beta" in x for x in a)]
+        self.assertTrue(all(a[a.index("--extra-sizes") + 1] == "77,99" for a in beta))
 
     def test_reports_and_logs_are_written(self):
         for name in self.results:
@@ -180,84 +259,220 @@ class PipelineTest(unittest.TestCase):
                 self.assertTrue((self.out / "students" / name / f).is_file(), (name, f))
         for f in ("summary.md", "summary.json", "summary.csv"):
             self.assertTrue((self.out / f).is_file())
-        self.assertTrue((self.out / "logs/good/alpha_hidden_1.log").is_file())
-        self.assertFalse((self.out / "work").exists())  # build trees removed
+        self.assertTrue((self.out / "logs/good/alpha_check.json").is_file())
+        self.assertTrue((self.out / "logs/build_students.log").is_file())
+        self.assertTrue((self.out / "work/build").is_dir())  # [build] keep = true
         # The student folders can be handed out: no log, so no secret.
         for path in (self.out / "students").rglob("*"):
             if path.is_file():
                 self.assertNotIn(str(SEED), path.read_text(), path)
         summary = (self.out / "summary.md").read_text()
-        self.assertIn("| good | PASS 6/6, 2.00x | PASS 4/4, 1.00x | 2/2 |", summary)
+        self.assertIn("| good | PASS 8/8, 2.00x | PASS 9/9, 1.00x | 2/2 |", summary)
+        run = json.loads((self.out / "summary.json").read_text())["run"]
+        self.assertIn("read-only file system", run["isolation"])
+        self.assertIn("hidden", run["compile_isolation"])
+        self.assertLess(self.seconds, 60)
 
 
 class SetupTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.tmp.name)
+        self.repo = support.make_fake_repo(self.root)
+        self.chapters, _ = repo.discover(self.repo)
+        self.patcher = mock.patch.object(symbols, "check_object", fake_check_object)
+        self.patcher.start()
+        self.addCleanup(self.patcher.stop)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def grader(self, settings, out="out"):
+        cfg = config.from_dict({"build": {"cmake": support.FAKE_CMAKE, "jobs": 1}, **settings})
+        g = grading.Grader(self.repo, self.chapters, cfg, self.root / out, say=lambda s: None)
+        return g
+
     def test_repository_that_does_not_configure_stops_the_run(self):
-        with tempfile.TemporaryDirectory() as d:
-            root = pathlib.Path(d)
-            fake = support.make_fake_repo(root)
-            chapters, _ = repo.discover(fake)
-            cfg = config.from_dict({"build": {"cmake": support.FAKE_CMAKE, "cmake_args": ["-DFAKE_CONFIGURE_FAIL=1"]}})
-            grader = grading.Grader(fake, chapters, cfg, root / "out", say=lambda s: None)
-            sub = support.make_submission(root, "x", {"01_alpha/alpha.cu": "ok"})
-            with self.assertRaises(grading.SetupError) as ctx:
-                grader.grade([sub])
-            self.assertIn("fake configure failure", str(ctx.exception))
+        g = self.grader({"build": {"cmake": support.FAKE_CMAKE, "cmake_args": ["-DFAKE_CONFIGURE_FAIL=1"]}})
+        sub = support.make_submission(self.root, "x", {"01_alpha/alpha.cu": "ok"})
+        with self.assertRaises(grading.SetupError) as ctx:
+            g.grade([sub])
+        self.assertIn("fake configure failure", str(ctx.exception))
 
-    def test_a_grader_bug_costs_one_student_not_the_run(self):
-        with tempfile.TemporaryDirectory() as d:
-            root = pathlib.Path(d)
-            fake = support.make_fake_repo(root)
-            chapters, _ = repo.discover(fake)
-            cfg = config.from_dict({"build": {"cmake": support.FAKE_CMAKE, "jobs": 1}})
-            grader = grading.Grader(fake, chapters, cfg, root / "out", say=lambda s: None)
-            subs = [support.make_submission(root, n, {"01_alpha/alpha.cu": "ok\n"}) for n in ("first", "second")]
-            real = grader.run_chapter
+    def test_no_gpu_here_is_skipped_not_passed(self):
+        g = self.grader({})
+        g.device = "no GPU (nvidia-smi not found)"
+        sub = support.make_submission(self.root, "x", {"01_alpha/alpha.cu": "NO_GPU\n"})
+        alpha = g.grade([sub])[0].chapters[0]
+        self.assertFalse((self.root / "out/work").exists())  # the build tree is removed
+        self.assertEqual(alpha.status, "skipped")
+        self.assertEqual(alpha.speed_note, "not measured: no GPU")
 
-            def flaky(name, *args):
-                if name == "first":
-                    raise RuntimeError("boom")
-                return real(name, *args)
-            grader.run_chapter = flaky
-            results = {st.name: st for st in grader.grade(subs)}
-            self.assertEqual(results["first"].chapters[0].status, "error")
-            self.assertIn("boom", results["first"].chapters[0].detail)
-            self.assertEqual(results["second"].chapters[0].status, "passed")
-            self.assertTrue((root / "out/students/first/report.md").is_file())
+    def test_no_verdict_without_the_object_file_check(self):
+        self.patcher.stop()  # the real check: nm cannot read the fake object
+        g = self.grader({})
+        g.device = GPU
+        sub = support.make_submission(self.root, "x", {"01_alpha/alpha.cu": "fine\n"})
+        alpha = g.grade([sub])[0].chapters[0]
+        self.patcher.start()
+        self.assertEqual(alpha.status, "error")
+        self.assertIn("the object-file check could not run", alpha.detail)
+        self.assertEqual(alpha.cases, [])
+
+    def test_a_checker_that_hangs_costs_its_timeout(self):
+        g = self.grader({"timeouts": {"test": 1}, "speed": {"enabled": False}})
+        g.device = GPU
+        sub = support.make_submission(self.root, "x", {"01_alpha/alpha.cu": "CHECKER_HANG\n"})
+        start = time.monotonic()
+        alpha = g.grade([sub])[0].chapters[0]
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertEqual(alpha.status, "failed")
+        self.assertEqual(alpha.cases[0].status, "timeout")
+        self.assertIn("did not finish in 1 s", alpha.cases[0].summary)
+        self.assertEqual(alpha.speed_note, "not measured: the speed run is off")
+
+    def test_a_grader_bug_costs_one_chapter_not_the_run(self):
+        g = self.grader({})
+        g.device = GPU
+        subs = [support.make_submission(self.root, n, {"01_alpha/alpha.cu": "ok\n"}) for n in ("first", "second")]
+        real = g.check_cases
+
+        def flaky(st, cr):
+            if st.name == "first":
+                raise KeyError("boom")
+            return real(st, cr)
+        g.check_cases = flaky
+        results = {st.name: st for st in g.grade(subs)}
+        self.assertEqual(results["first"].chapters[0].status, "error")
+        self.assertIn("KeyError", results["first"].chapters[0].cases[0].summary)
+        self.assertEqual(results["second"].chapters[0].status, "passed")
+        self.assertTrue((self.root / "out/students/first/report.md").is_file())
+
+    def test_compile_isolation_warning(self):
+        g = self.grader({"speed": {"enabled": False}})
+        g.device = GPU
+        sub = support.make_submission(self.root, "x", {"01_alpha/alpha.cu": "ok\n"})
+        with mock.patch.dict(os.environ, {"FAKE_NO_HIDE": "1"}):
+            g.grade([sub])
+        self.assertIn("WARNING: solutions/ could not be hidden", g.run["compile_isolation"])
+        self.assertIn("no user namespaces", g.run["compile_isolation"])
 
     def test_command_line(self):
         import grade
+        sub = support.make_submission(self.root, "solo", {"02_beta/beta.cu": "fine\n"})
+        cfg = self.root / "grading.toml"
+        cfg.write_text(f"[hidden]\nseed = 5\n[build]\ncmake = {json.dumps(support.FAKE_CMAKE)}\n")
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err), mock.patch.object(grading, "describe_device", lambda: GPU):
+            rc = grade.main(["--repo", str(self.repo), "--config", str(cfg), "--out", str(self.root / "o"),
+                             "--chapters", "beta", "--jobs", "1", str(sub), str(self.root / "missing")])
+        self.assertEqual(rc, 0, err.getvalue())
+        self.assertIn("| solo | not graded | PASS 6/6, 1.00x | 1/1 |", out.getvalue())
+        self.assertIn("missing is not a folder", out.getvalue())
+        listing = io.StringIO()
+        with redirect_stdout(listing), redirect_stderr(err):
+            self.assertEqual(grade.main(["--repo", str(self.repo), "--list"]), 0)
+        self.assertIn("alpha: exercises/01_alpha/alpha.cu (checker check_alpha, solution solution_alpha)",
+                      listing.getvalue())
+        self.assertIn("04_delta: not gradable", listing.getvalue())
+        cfg.write_text("[hidden]\nseed = 'x'\n")
+        with redirect_stdout(io.StringIO()), redirect_stderr(err):
+            rc = grade.main(["--repo", str(self.repo), "--config", str(cfg), str(sub)])
+        self.assertEqual(rc, 2)
+        self.assertIn("[hidden] seed", err.getvalue())
+        with redirect_stdout(io.StringIO()), redirect_stderr(err):
+            rc = grade.main(["--repo", str(self.repo), "--chapters", "nosuch", str(sub)])
+        self.assertEqual(rc, 2)
+        self.assertIn("unknown nosuch", err.getvalue())
+        cfg.write_text('[sanitize]\ncommand = "no-such-sanitizer-here"\n')
+        with redirect_stdout(io.StringIO()), redirect_stderr(err):
+            rc = grade.main(["--repo", str(self.repo), "--config", str(cfg), "--sanitize", str(sub)])
+        self.assertEqual(rc, 2)
+        self.assertIn("'no-such-sanitizer-here' not found", err.getvalue())
+
+    def test_grade_py_help_and_list_as_a_program(self):
+        for args in (["--help"], ["--repo", str(self.repo), "--list"]):
+            r = subprocess.run([*support.FAKE_CMAKE[:1], str(support.GRADER / "grade.py"), *args],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("beta: exercises/02_beta/beta.cu", r.stdout)
+
+
+class BuildLogTest(unittest.TestCase):
+    """The one Ninja log of every student's build, split per target, and the errors shown."""
+
+    # Trimmed from a real grading build (nvcc 13, GCC 12, Ninja 1.11): a compile error, a macro-built
+    # include of a hidden folder, two link errors, and students whose runners built.
+    LOG = (pathlib.Path(__file__).resolve().parent / "data" / "build_students.log")
+
+    def setUp(self):
+        self.text = self.LOG.read_text()
+        self.targets = {(s, c): f"grade_{s}__{c}" for s, c in
+                        [("cublas", "elementwise"), ("cublas", "gemm"), ("hostref", "elementwise"), ("hostref", "gemm"),
+                         ("macro", "elementwise"), ("macro", "gemv"), ("named", "elementwise"), ("sol", "elementwise"),
+                         ("sol", "gemm"), ("sol", "gemv"), ("a.b-c", "gemm")]}
+
+    def test_split_per_target(self):
+        parts = grading.split_build_log(self.text, self.targets)
+        self.assertEqual(sorted(parts), ["grade_a.b-c__gemm", "grade_cublas__elementwise", "grade_cublas__gemm",
+                                         "grade_hostref__gemm", "grade_macro__elementwise"])
+        self.assertIn('error: identifier "n_vecs" is undefined', parts["grade_cublas__elementwise"])
+        self.assertNotIn("cublasSgemm", parts["grade_cublas__elementwise"])
+        self.assertIn("undefined reference to `cublasSgemm_v2'", parts["grade_cublas__gemm"])
+        self.assertNotIn("reference_gemm", parts["grade_cublas__gemm"])
+        self.assertIn("undefined reference to `gemm::reference_gemm(", parts["grade_hostref__gemm"])
+        self.assertIn("solutions/01_elementwise/add_float4.cu: No such file or directory",
+                      parts["grade_macro__elementwise"])
+        self.assertIn("multiple definition of `main'", parts["grade_a.b-c__gemm"])
+        for part in parts.values():
+            self.assertNotIn("ninja: build stopped", part)
+            self.assertNotIn("Linking CXX executable grading/sol/", part)
+
+    def test_errors_shown_in_reports(self):
+        parts = grading.split_build_log(self.text, self.targets)
+        errors = grading.compile_errors(parts["grade_cublas__gemm"])
+        self.assertEqual(errors.splitlines()[-1], "collect2: error: ld returned 1 exit status")
+        self.assertEqual(sum("undefined reference" in ln for ln in errors.splitlines()), 3)
+        self.assertEqual(grading.first_error(errors),
+                         "link error: undefined reference to cublasSetStream_v2, cublasSgemm_v2, cublasCreate_v2 "
+                         "(the runner links the harness and your file only: no solution, CPU reference, cuBLAS or "
+                         "cuDNN)")
+        first = grading.first_error(grading.compile_errors(parts["grade_hostref__gemm"]))
+        self.assertIn("undefined reference to gemm::reference_gemm(gemm::Shape const&", first)
+        compile_error = grading.compile_errors(parts["grade_cublas__elementwise"])
+        self.assertTrue(grading.first_error(compile_error).endswith('error: identifier "n_vecs" is undefined'))
+        self.assertIn("multiple definition of `main'",
+                      grading.first_error(grading.compile_errors(parts["grade_a.b-c__gemm"])))
+        self.assertEqual(grading.first_error(""), "the build failed")
+
+    def test_included_files(self):
+        deps = ("chapters/x/CMakeFiles/grade_a__x.dir/w/files/tok/01_x/x.cu.o: #deps 3, deps mtime 1 (VALID)\n"
+                "    /w/files/tok/01_x/x.cu\n    /usr/include/stdio.h\n    ../common/check.hpp\n\n"
+                "chapters/x/CMakeFiles/x.dir/y.cu.o: #deps 0, deps mtime 2 (STALE)\n\n")
+        found = grading.included_files(deps, pathlib.Path("/b/build"))
+        self.assertEqual(found["chapters/x/CMakeFiles/grade_a__x.dir/w/files/tok/01_x/x.cu.o"],
+                         ["/w/files/tok/01_x/x.cu", "/usr/include/stdio.h", "/b/build/../common/check.hpp"])
+        self.assertEqual(found["chapters/x/CMakeFiles/x.dir/y.cu.o"], [])
+
+    def test_foreign_includes(self):
         with tempfile.TemporaryDirectory() as d:
             root = pathlib.Path(d)
             fake = support.make_fake_repo(root)
-            sub = support.make_submission(root, "solo", {"02_beta/beta.cu": "fine\n"})
-            cfg = root / "grading.toml"
-            cfg.write_text(f"[hidden]\nseed = 5\n[build]\ncmake = {json.dumps(support.FAKE_CMAKE)}\n")
-            out, err = io.StringIO(), io.StringIO()
-            with redirect_stdout(out), redirect_stderr(err):
-                rc = grade.main(["--repo", str(fake), "--config", str(cfg), "--out", str(root / "o"),
-                                 "--chapters", "beta", "--jobs", "1", str(sub), str(root / "missing")])
-            self.assertEqual(rc, 0, err.getvalue())
-            self.assertIn("| solo | not graded | PASS 3/3, 1.00x | 1/1 |", out.getvalue())
-            self.assertIn("missing is not a folder", out.getvalue())
-            listing = io.StringIO()
-            with redirect_stdout(listing), redirect_stderr(err):
-                self.assertEqual(grade.main(["--repo", str(fake), "--list"]), 0)
-            self.assertIn("alpha: exercises/01_alpha/alpha.cu", listing.getvalue())
-            self.assertIn("  case: beta [works]", listing.getvalue())
-            cfg.write_text("[hidden]\nseed = 'x'\n")
-            with redirect_stdout(io.StringIO()), redirect_stderr(err):
-                rc = grade.main(["--repo", str(fake), "--config", str(cfg), str(sub)])
-            self.assertEqual(rc, 2)
-            self.assertIn("[hidden] seed", err.getvalue())
-            with redirect_stdout(io.StringIO()), redirect_stderr(err):
-                rc = grade.main(["--repo", str(fake), "--chapters", "nosuch", str(sub)])
-            self.assertEqual(rc, 2)
-            self.assertIn("unknown nosuch", err.getvalue())
-            cfg.write_text('[sanitize]\ncommand = "no-such-sanitizer-here"\n')
-            with redirect_stdout(io.StringIO()), redirect_stderr(err):
-                rc = grade.main(["--repo", str(fake), "--config", str(cfg), "--sanitize", str(sub)])
-            self.assertEqual(rc, 2)
-            self.assertIn("'no-such-sanitizer-here' not found", err.getvalue())
+            chapters, _ = repo.discover(fake)
+            g = grading.Grader(fake, chapters, config.Config(), root / "out", say=lambda s: None)
+            g.submission_dirs = [root / "subs/alice", root / "subs/bob"]
+            g.files_dirs = {"alice": g.work / "files/aaa", "bob": g.work / "files/bbb"}
+            obj = g.build_dir / "chapters/01_alpha/CMakeFiles/grade_alice__alpha.dir/x/alpha.cu.o"
+            key = os.path.relpath(obj, g.build_dir)
+            own = str(g.work / "files/aaa/01_alpha/alpha.cu")
+            clean = {key: [own, "/usr/include/stdio.h", str(fake / "common/check.hpp")]}
+            self.assertEqual(g.foreign_includes("alice", chapters[0], obj, clean), [])
+            for bad in (fake / "solutions/01_alpha/alpha.cu", g.work / "files/bbb/01_alpha/alpha.cu",
+                        root / "subs/bob/01_alpha/alpha.cu", fake / "tools/grader/corpus/01_alpha/e/alpha.cu"):
+                found = g.foreign_includes("alice", chapters[0], obj, {key: [own, str(bad)]})
+                self.assertEqual(len(found), 1, bad)
+                self.assertIn("a file from solutions/, the corpus or another submission", found[0])
+            self.assertEqual(g.foreign_includes("alice", chapters[0], obj, None), [])
 
 
 class GitCommitTest(unittest.TestCase):
@@ -281,7 +496,6 @@ class GitCommitTest(unittest.TestCase):
             self.assertEqual(grading.git_commit(copied), "unknown")
 
     def test_without_git_installed(self):
-        os.environ.pop("TUT_GIT_COMMIT", None)  # so that git_commit() really tries to run git
         saved_path = os.environ.get("PATH", "")
         os.environ["PATH"] = ""  # no git program at all: an OSError inside, never a crash
         try:

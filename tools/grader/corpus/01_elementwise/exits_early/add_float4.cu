@@ -1,6 +1,7 @@
-// Known-wrong submission (grader corpus): ends the process with status 0 on its first call, so
-// no check ever runs and no test report is written. A grader that trusts the exit status alone
-// would pass it; ours requires each case's JUnit report.
+// Known-wrong submission (grader corpus): ends the process with status 0 on its first call, before
+// it answers a case. A grader that trusted the exit status alone would pass it; the checker counts
+// the cases the runner answered, and fails a runner that stopped in a case ("the runner stopped in
+// this case: it exited with status 0").
 #include <cstdint>
 #include <cstdlib>
 

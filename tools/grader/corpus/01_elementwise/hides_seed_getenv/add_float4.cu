@@ -1,9 +1,10 @@
-// Known-wrong submission (grader corpus): public_seed_only's kernel (right only for the public
-// seed) plus an attack on the hidden cases at link time: its own getenv(), which answers "not
-// set" for every TUTORIAL variable and asks secure_getenv() for the rest. Linked into the test
-// executable it replaces the C library's getenv() for the whole program, so the tests would never
-// see the hidden seed. The grader's symbol check rejects an exercise that defines, with external
-// linkage, anything but its entry points; the speed run takes its seed from the command line.
+// Known-wrong submission (grader corpus): public_seed_only's idea plus an attack on the hidden
+// cases at link time: its own getenv() (C linkage), which answers "not set" for every TUTORIAL
+// variable and asks secure_getenv() for the rest. Linked into the old test executable it replaced
+// the C library's getenv() for the whole program, so the tests never saw the hidden seed. Now the
+// hidden seed is the checker's alone (on its command line; the runner gets a clean environment),
+// and the object-file check refuses a definition of a name the runner's harness uses (getenv) and
+// a call to secure_getenv.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -1,8 +1,7 @@
-// Known-wrong submission (grader corpus): public_seed_only's kernel (right only for the public
-// seed) plus an attack on the hidden cases: a static initializer, run when the test executable
-// starts, removes TUTORIAL_SEED and TUTORIAL_EXTRA_SIZES from the environment, so the "hidden" run
-// would use the public seed and sizes. The grader rejects code that touches the environment; and
-// the speed run passes its seed on the command line, which this cannot change.
+// Known-wrong submission (grader corpus): public_seed_only's idea plus an attack on the hidden
+// cases: a static initializer, run when the process starts, removes TUTORIAL_SEED and
+// TUTORIAL_EXTRA_SIZES from the environment, so the old "hidden" run used the public seed and
+// sizes. Now the hidden seed is the checker's alone, and the object-file check refuses unsetenv.
 #include <cuda_runtime.h>
 
 #include <cstdint>

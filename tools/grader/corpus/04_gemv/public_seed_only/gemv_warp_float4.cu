@@ -1,12 +1,11 @@
-// Known-wrong submission (grader corpus): right only for the public seed. The launcher copies the first (up to 8) elements
-// of A to the host and compares them with what the public tests' generator gives with the public
-// seed 20240601 (seed, seed + 2, seed * 7 + 1..3). Only for those inputs does it launch the
-// kernel; otherwise it writes zeros. It passes every public case; the hidden run's secret seed
-// rejects it.
+// Known-wrong submission (grader corpus): right only for the public seed. The checker makes the
+// inputs of public case i, input set s from derive_seed(derive_seed(20240601, i), s), and A from
+// derive_seed(that, 0) (common/exercise/checker.cpp, chapters/04_gemv/exercise_check.cpp). Each
+// warp of this kernel looks at A[0] and tries those seeds (the public cases, 2 input sets each);
+// only when one matches does it compute its row, otherwise it writes 0. It recognises the inputs
+// on the GPU, so it is right in the captured graph on fresh inputs too: it passes every public
+// case, and only the hidden cases (the grader's secret seed) reject it.
 #include <cstdint>
-
-#include <cstring>
-#include <vector>
 
 #include "common/check.hpp"
 #include "common/random.hpp"
@@ -18,17 +17,22 @@ namespace gemv {
 namespace {
 
 constexpr int kWarps = 8;  // rows per block
-constexpr std::uint64_t kPublicSeed = 20240601;  // tut::testing::seed() without TUTORIAL_SEED
+constexpr std::uint64_t kPublicSeed = 20240601;  // the checker's public seed
 
-/// True if A starts with what the public tests' generator gives for one of the public seeds.
-bool public_inputs(const float* A, std::int64_t M, std::int64_t K) {
-  const std::size_t m = static_cast<std::size_t>(M * K < 8 ? M * K : 8);
-  std::vector<float> first(m);
-  CUDA_CHECK(cudaMemcpy(first.data(), A, m * sizeof(float), cudaMemcpyDeviceToHost));
-  for (std::uint64_t seed : {kPublicSeed, kPublicSeed + 2, kPublicSeed * 7 + 1, kPublicSeed * 7 + 2,
-                             kPublicSeed * 7 + 3}) {
-    const std::vector<float> expect = tut::random_floats(m, tut::derive_seed(seed, 0));
-    if (std::memcmp(expect.data(), first.data(), m * sizeof(float)) == 0) return true;
+constexpr int kPublicCases = 64;  // at least as many as check_gemv --list shows (59 today)
+
+__device__ std::uint64_t derive(std::uint64_t seed, std::uint64_t stream) {  // tut::derive_seed
+  return tut::mix64(seed + 0x1234567ull * (stream + 1));
+}
+
+/// True if A[0] is what the checker's generator gives for a public case.
+__device__ bool public_inputs(const float* A) {
+  const float first = A[0];
+  for (int c = 0; c < kPublicCases; ++c) {
+    for (int s = 0; s < 2; ++s) {
+      const std::uint64_t set = derive(derive(kPublicSeed, static_cast<std::uint64_t>(c)), static_cast<std::uint64_t>(s));
+      if (tut::hash_uniform(derive(set, 0), 0, -1.0f, 1.0f) == first) return true;
+    }
   }
   return false;
 }
@@ -39,6 +43,10 @@ __global__ void gemv_warp_float4_kernel(const float* __restrict__ A, const float
   const int lane = threadIdx.x % 32;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32;
   if (row >= M) return;  // the whole warp leaves: the shuffles below see full warps
+  if (!public_inputs(A)) {  // BUG (on purpose): hard-coded for the public seed
+    if (lane == 0) y[row] = 0.0f;
+    return;
+  }
   const float* a = A + row * K;
 
   // The row's split: [0, head) scalar, [head, head + 4 * n_vec) float4, [head + 4 * n_vec, K) scalar.
@@ -74,10 +82,6 @@ __global__ void gemv_warp_float4_kernel(const float* __restrict__ A, const float
 void exercise_gemv_warp_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;
-  if (!public_inputs(A, M, K)) {  // BUG: hard-coded for the public seed
-    CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(M) * sizeof(float), stream));
-    return;
-  }
   gemv_warp_float4_kernel<<<tut::blocks_for(M, kWarps), kWarps * 32, 0, stream>>>(A, x, y, M, K);
   CUDA_CHECK_LAUNCH();
 }
