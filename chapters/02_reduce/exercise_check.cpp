@@ -103,11 +103,8 @@ class ReduceExercise final : public Exercise {
 
   std::vector<CaseRequest> hidden_cases(std::uint64_t seed, const std::vector<std::int64_t>& extra) const override {
     std::vector<CaseRequest> cases;
-    std::uint64_t state = seed;
-    const auto draw = [&state](std::uint64_t count) {
-      state = tut::mix64(state);
-      return state % count;
-    };
+    SeededDraw rng(seed);
+    const auto draw = [&rng](std::uint64_t count) { return rng.below(count); };
     // n from four ranges (a few elements, a few blocks, about one wave, many waves); each block
     // size once (in an order drawn from the seed), then eight more drawn freely; the offsets and
     // the data drawn for each case on their own.

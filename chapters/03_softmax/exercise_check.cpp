@@ -93,11 +93,8 @@ class SoftmaxExercise final : public Exercise {
 
   std::vector<CaseRequest> hidden_cases(std::uint64_t seed, const std::vector<std::int64_t>& extra) const override {
     std::vector<CaseRequest> cases;
-    std::uint64_t state = seed;
-    const auto draw = [&state](std::uint64_t count) {
-      state = tut::mix64(state);
-      return state % count;
-    };
+    SeededDraw rng(seed);
+    const auto draw = [&rng](std::uint64_t count) { return rng.below(count); };
     const auto in = [&draw](const std::int64_t (&range)[2]) {
       return range[0] + static_cast<std::int64_t>(draw(static_cast<std::uint64_t>(range[1] - range[0] + 1)));
     };

@@ -79,11 +79,8 @@ class GemvExercise final : public Exercise {
     // M and K each from one of four ranges (tiny, up to a block's worth, a wave, long), drawn on
     // their own; K % 4 takes every value in turn; each offset is drawn on its own.
     const std::int64_t ranges[][2] = {{1, 8}, {9, 300}, {301, 5000}, {5001, 120000}};
-    std::uint64_t state = seed;
-    const auto draw = [&state](std::int64_t lo, std::int64_t hi) {
-      state = tut::mix64(state);
-      return lo + static_cast<std::int64_t>(state % static_cast<std::uint64_t>(hi - lo + 1));
-    };
+    SeededDraw rng(seed);
+    const auto draw = [&rng](std::int64_t lo, std::int64_t hi) { return rng.between(lo, hi); };
     for (int i = 0; i < 24; ++i) {
       const auto& rm = ranges[draw(0, 3)];
       const auto& rk = ranges[draw(0, 3)];

@@ -71,11 +71,8 @@ class TransposeExercise final : public Exercise {
     // R and C each from one of four ranges (a few, a few tiles, many tiles, very long), drawn on
     // their own; R % 32 and C % 32 come out as they fall; each offset is drawn on its own.
     const std::int64_t ranges[][2] = {{1, 8}, {9, 100}, {101, 3000}, {3001, 300000}};
-    std::uint64_t state = seed;
-    const auto draw = [&state](std::int64_t lo, std::int64_t hi) {
-      state = tut::mix64(state);
-      return lo + static_cast<std::int64_t>(state % static_cast<std::uint64_t>(hi - lo + 1));
-    };
+    SeededDraw rng(seed);
+    const auto draw = [&rng](std::int64_t lo, std::int64_t hi) { return rng.between(lo, hi); };
     for (int i = 0; i < 24; ++i) {
       const auto& rr = ranges[draw(0, 3)];
       const auto& rc = ranges[draw(0, 3)];

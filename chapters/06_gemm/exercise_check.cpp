@@ -96,11 +96,8 @@ class GemmExercise final : public Exercise {
   }
 
   std::vector<CaseRequest> hidden_cases(std::uint64_t seed, const std::vector<std::int64_t>& extra) const override {
-    std::uint64_t state = tut::mix64(seed ^ 0x6E3Bull);
-    const auto draw = [&state](std::uint64_t range) {
-      state = tut::mix64(state);
-      return state % range;
-    };
+    SeededDraw rng(tut::mix64(seed ^ 0x6E3Bull));
+    const auto draw = [&rng](std::uint64_t count) { return rng.below(count); };
     // A dimension from one of five kinds, each drawn on its own: tiny, around a tile edge,
     // prime, medium, large.
     const std::int64_t edges[] = {31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 383, 384, 385};

@@ -120,11 +120,8 @@ class AttentionExercise final : public Exercise {
 
   std::vector<CaseRequest> hidden_cases(std::uint64_t seed, const std::vector<std::int64_t>& extra) const override {
     std::vector<CaseRequest> cases;
-    std::uint64_t state = seed;
-    const auto draw = [&state](std::int64_t lo, std::int64_t hi) {  // uniform in [lo, hi]
-      state = tut::mix64(state);
-      return lo + static_cast<std::int64_t>(state % static_cast<std::uint64_t>(hi - lo + 1));
-    };
+    SeededDraw rng(seed);
+    const auto draw = [&rng](std::int64_t lo, std::int64_t hi) { return rng.between(lo, hi); };  // uniform in [lo, hi]
     // A sequence length of one of four kinds: a few, a multiple of 32 (the tiles), one off a
     // multiple of 32, anything up to 2500.
     const auto length = [&draw](int kind) -> std::int64_t {

@@ -26,6 +26,15 @@ namespace tut::exercise {
 // ------------------------------------------------------------------------------------------------
 // Helpers for the chapters' descriptions
 
+std::uint64_t SeededDraw::below(std::uint64_t count) {
+  state_ = tut::mix64(state_);
+  return state_ % count;
+}
+
+std::int64_t SeededDraw::between(std::int64_t lo, std::int64_t hi) {
+  return lo + static_cast<std::int64_t>(below(static_cast<std::uint64_t>(hi - lo + 1)));
+}
+
 std::int64_t int_param(const CaseRequest& c, const std::string& name) {
   for (const auto& [k, v] : c.ints)
     if (k == name) return v;

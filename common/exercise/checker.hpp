@@ -97,6 +97,21 @@ class Exercise {
   virtual double flops(const CaseRequest& c) const = 0;
 };
 
+/// The draws of a chapter's hidden cases: the same sequence for the same seed, a new one for
+/// another seed (SplitMix64 steps, tut::mix64).
+class SeededDraw {
+ public:
+  /// Draws that start from `seed`.
+  explicit SeededDraw(std::uint64_t seed) : state_(seed) {}
+  /// A number in [0, count) (count > 0).
+  std::uint64_t below(std::uint64_t count);
+  /// A number in [lo, hi] (lo <= hi).
+  std::int64_t between(std::int64_t lo, std::int64_t hi);
+
+ private:
+  std::uint64_t state_;
+};
+
 /// The integer parameter `name` of `c` (std::out_of_range if absent).
 std::int64_t int_param(const CaseRequest& c, const std::string& name);
 /// The real parameter `name` of `c`.
