@@ -138,7 +138,7 @@ function(tutorial_add_chapter)
 
     # The checker lists its cases anywhere (no GPU needed).
     add_test(NAME ${CH_NAME}_exercise_lists_its_cases COMMAND check_${CH_NAME} --list)
-    set_tests_properties(${CH_NAME}_exercise_lists_its_cases PROPERTIES LABELS "${CH_NAME};cpu;exercise_tools")
+    set_tests_properties(${CH_NAME}_exercise_lists_its_cases PROPERTIES LABELS "${CH_NAME};cpu;checker")
     # The solution passes every public case and the timed run (every repetition checked).
     add_test(NAME ${CH_NAME}_solution_passes_its_checks
              COMMAND check_${CH_NAME} --runner $<TARGET_FILE:solution_${CH_NAME}> --speed --reps 3)

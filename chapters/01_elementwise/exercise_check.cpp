@@ -83,12 +83,7 @@ class AddExercise final : public Exercise {
     const tut::ErrorStats stats = tut::parallel_check(n, [&](std::size_t begin, std::size_t end, tut::ErrorStats& s) {
       for (std::size_t i = begin; i < end; ++i) s.add(i, out[i], elementwise::reference_add(a[i], b[i]), tol);
     });
-    Finding f;
-    f.passed = stats.passed(tol);
-    f.summary = f.passed ? "" : std::to_string(stats.over_tolerance()) + " of " + std::to_string(n) +
-                                    " elements wrong (" + std::to_string(stats.nonfinite()) + " not written or not finite)";
-    f.details = stats.describe(tol, [](std::size_t i) { return "out[" + std::to_string(i) + "]"; });
-    return f;
+    return finding_of(stats, tol, "elements", [](std::size_t i) { return "out[" + std::to_string(i) + "]"; });
   }
 
   double bytes(const CaseRequest& c) const override { return 12.0 * static_cast<double>(int_param(c, "n")); }

@@ -158,17 +158,10 @@ class SoftmaxExercise final : public Exercise {
       for (std::size_t i = begin; i < end; ++i) s.add(i, y[i], ref[i], tol);
     };
     const tut::ErrorStats stats = tut::parallel_check(ref.size(), check);
-    Finding f;
-    f.passed = stats.passed(tol);
-    if (!f.passed) {
-      f.summary = std::to_string(stats.over_tolerance()) + " of " + std::to_string(ref.size()) + " outputs wrong (" +
-                  std::to_string(stats.nonfinite()) + " not written or not finite)";
-    }
-    f.details = stats.describe(tol, [cols](std::size_t i) {
+    return finding_of(stats, tol, "outputs", [cols](std::size_t i) {
       const auto k = static_cast<std::int64_t>(i);
       return "y(row " + std::to_string(k / cols) + ", col " + std::to_string(k % cols) + ")";
     });
-    return f;
   }
 
   double bytes(const CaseRequest& c) const override {

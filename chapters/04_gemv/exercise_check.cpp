@@ -134,17 +134,11 @@ class GemvExercise final : public Exercise {
     return e;
   }
 
-  Finding compare(const CaseRequest& c, const Expected& expected, const RunView& view) const override {
+  Finding compare(const CaseRequest&, const Expected& expected, const RunView& view) const override {
     const gemv::Reference& ref = static_cast<const GemvExpected&>(expected).ref;
     const tut::Tolerance tol = gemv::tolerance(ref.length);
     const tut::ErrorStats stats = gemv::check(view.output("y"), ref);
-    Finding f;
-    f.passed = stats.passed(tol);
-    f.summary = f.passed ? ""
-                         : std::to_string(stats.over_tolerance()) + " of " + std::to_string(int_param(c, "m")) +
-                               " outputs wrong (" + std::to_string(stats.nonfinite()) + " not written or not finite)";
-    f.details = stats.describe(tol, [](std::size_t i) { return "y[" + std::to_string(i) + "]"; });
-    return f;
+    return finding_of(stats, tol, "outputs", [](std::size_t i) { return "y[" + std::to_string(i) + "]"; });
   }
 
   // A, x and y once each (gemv::bytes_moved(), which lives in the ladder's library).

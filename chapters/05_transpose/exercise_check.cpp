@@ -108,16 +108,10 @@ class TransposeExercise final : public Exercise {
     const std::int64_t R = int_param(c, "r"), C = int_param(c, "c");
     const tut::Tolerance& tol = transpose::exact_tolerance();
     const tut::ErrorStats stats = transpose::check(view.output("B"), view.input("A"), R, C, transpose::Output::transposed);
-    Finding f;
-    f.passed = stats.passed(tol);
-    f.summary = f.passed ? ""
-                         : std::to_string(stats.over_tolerance()) + " of " + std::to_string(R * C) +
-                               " elements wrong (" + std::to_string(stats.nonfinite()) + " not written or not finite)";
-    f.details = stats.describe(tol, [R](std::size_t i) {
+    return finding_of(stats, tol, "elements", [R](std::size_t i) {
       const auto k = static_cast<std::int64_t>(i);
       return "B[" + std::to_string(k / R) + "][" + std::to_string(k % R) + "]";
     });
-    return f;
   }
 
   // A read once and B written once (transpose::bytes_moved(), which lives in the ladder's library).

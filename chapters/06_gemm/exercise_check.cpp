@@ -178,22 +178,9 @@ class GemmExercise final : public Exercise {
     const gemm::Reference& ref = static_cast<const GemmExpected&>(expected).ref;
     const tut::Tolerance tol = gemm::tolerance(gemm::Precision::fp32, s.k);
     const tut::ErrorStats stats = gemm::check_output(ref, view.output("c"), tol);
-    Finding f;
-    f.passed = stats.passed(tol);
-    if (!f.passed) {
-      std::ostringstream out;
-      if (stats.over_tolerance() > 0) {
-        out << stats.over_tolerance() << " of " << stats.count() << " checked elements of C wrong ("
-            << stats.nonfinite() << " NaN or Inf: not written, or C read although beta = 0)";
-      } else {
-        out << "every element within its bound, but the normwise error " << stats.rel_norm_error() << " is above "
-            << tol.max_rel_norm;
-      }
-      f.summary = out.str();
-    }
     const std::int64_t n = s.n;
-    f.details = stats.describe(tol, [n](std::size_t i) { return "C at " + gemm::format_index(i, n); });
-    return f;
+    return finding_of(stats, tol, "checked elements of C", [n](std::size_t i) { return "C at " + gemm::format_index(i, n); },
+                      "NaN or Inf: not written, or C read although beta = 0");
   }
 
   double bytes(const CaseRequest& c) const override {

@@ -8,7 +8,6 @@
 // (0 to 3 floats past an aligned address: the exercise reads and writes single floats).
 #include <cstdint>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -211,22 +210,7 @@ class Conv2dExercise final : public Exercise {
     const tut::Tolerance tol = conv2d::tolerance(conv2d::Precision::fp32, s.reduction(), false);
     const tut::ErrorStats stats =
         conv2d::check_output(s, conv2d::Precision::fp32, conv2d::Layout::nchw, ref, view.output("y"), tol);
-    Finding f;
-    f.passed = stats.passed(tol);
-    if (!f.passed) {
-      std::ostringstream os;
-      os.precision(3);
-      if (stats.over_tolerance() > 0) {
-        os << stats.over_tolerance() << " of " << stats.count() << " outputs wrong (" << stats.nonfinite()
-           << " not written or not finite)";
-      } else {
-        os << "every output within its bound, but the normwise error " << stats.rel_norm_error() << " is above "
-           << tol.max_rel_norm;
-      }
-      f.summary = os.str();
-    }
-    f.details = stats.describe(tol, [&s](std::size_t i) { return "y[" + conv2d::format_index(s, i) + "]"; });
-    return f;
+    return finding_of(stats, tol, "outputs", [&s](std::size_t i) { return "y[" + conv2d::format_index(s, i) + "]"; });
   }
 
   double bytes(const CaseRequest& c) const override { return conv2d::conv_bytes(shape_of(c), 4.0, 4.0); }

@@ -63,6 +63,26 @@ std::vector<unsigned char> random_f32_bytes(std::uint64_t count, std::uint64_t s
   return bytes;
 }
 
+Finding finding_of(const tut::ErrorStats& stats, const tut::Tolerance& tol, const std::string& what,
+                   const tut::IndexFormatter& where, const std::string& nonfinite) {
+  Finding f;
+  f.passed = stats.passed(tol);
+  if (!f.passed) {
+    std::ostringstream os;
+    os.precision(3);
+    if (stats.over_tolerance() > 0 || stats.count() == 0) {
+      os << stats.over_tolerance() << " of " << stats.count() << " " << what << " wrong (" << stats.nonfinite() << " "
+         << nonfinite << ")";
+    } else {
+      os << "every one of the " << stats.count() << " " << what << " within its bound, but the normwise error "
+         << stats.rel_norm_error() << " is above " << tol.max_rel_norm;
+    }
+    f.summary = os.str();
+  }
+  f.details = stats.describe(tol, where);
+  return f;
+}
+
 std::size_t RunView::index_of(const std::string& name) const {
   for (std::size_t a = 0; a < c_.arrays.size(); ++a)
     if (c_.arrays[a].name == name) return a;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "common/exercise/wire.hpp"
 
 namespace tut::exercise {
@@ -63,6 +64,14 @@ struct Finding {
   std::string summary;   ///< one line, e.g. "normwise error 3.1e-07 (tolerance 1.2e-06)"
   std::string details;   ///< several lines: the worst elements, the tolerance's reason
 };
+
+/// The Finding of one comparison: passed as `stats` says, a one-line summary of what is wrong
+/// ("3 of 500 outputs wrong (1 not written or not finite)", or the normwise error when every
+/// element is within its bound), and the details: the errors and the worst elements, placed by
+/// `where`. `what` names the elements ("outputs", "elements of C"); `nonfinite` says what a NaN or
+/// Inf output means for this exercise.
+Finding finding_of(const tut::ErrorStats& stats, const tut::Tolerance& tol, const std::string& what,
+                   const tut::IndexFormatter& where, const std::string& nonfinite = "not written or not finite");
 
 /// One chapter's exercise, as the checker needs it.
 class Exercise {

@@ -336,8 +336,9 @@ IsolatedResult run_isolated(const IsolatedCommand& cmd) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(errno_text("fork"));
   if (pid == 0) {
-    // The child: only async-signal-safe work would be strictly correct after fork() in a
-    // threaded program; the checker starts the runner while it has no other threads.
+    // The child. Strictly, only async-signal-safe work is safe after fork() in a threaded program;
+    // the checker's own threads have all been joined by now (the CUDA driver's may not be), and
+    // glibc resets malloc's locks in the child, so the allocations below cannot deadlock.
     close(report[0]);
     setsid();
     dup2(devnull, 0);

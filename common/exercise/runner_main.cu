@@ -96,7 +96,6 @@ class Arrays {
       CUDA_CHECK(cudaMalloc(&base, total));
       bases_.push_back(base);
       leads_.push_back(lead);
-      totals_.push_back(total);
       CUDA_CHECK(cudaMemset(base, kGuardByte, total));
     }
     // cudaMemset may still be running when it returns: finish it before any upload, or a late
@@ -157,7 +156,7 @@ class Arrays {
  private:
   const CaseRequest& c_;
   std::vector<unsigned char*> bases_;
-  std::vector<std::size_t> leads_, totals_;
+  std::vector<std::size_t> leads_;
 };
 
 /// Calls the launcher; what it throws becomes the case's error.
