@@ -185,6 +185,14 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+std::vector<std::int64_t> around_powers_of_two(const std::vector<int>& exponents) {
+  std::vector<std::int64_t> sizes;
+  for (int e : exponents) {
+    for (std::int64_t d : {-1, 0, 1}) sizes.push_back((std::int64_t{1} << e) + d);
+  }
+  return sizes;
+}
+
 int chapter_main(Chapter& chapter, int argc, const char* const* argv) {
   const std::string name = chapter.name();
   try {

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -46,6 +47,16 @@ struct Problem {
   std::string dtype = "fp32";                               ///< element type
   double device_bytes = 0.0;  ///< device memory the problem allocates (checked before running)
   double host_bytes = 0.0;    ///< host memory it allocates (inputs, reference, copies)
+  /// What the chapter needs to know to run it beyond the shape, as the chapter's own type (an
+  /// operation, a precision): Chapter::run() reads it with as<T>(), never by parsing `label`.
+  std::any what;
+
+  /// The chapter's description of this problem, `what`, as a T (throws std::bad_any_cast when
+  /// `what` holds something else: a programming error, never a user's).
+  template <class T>
+  const T& as() const {
+    return std::any_cast<const T&>(what);
+  }
 
   /// The dimension called `name` (throws std::out_of_range if absent).
   std::int64_t dim(const std::string& name) const;
@@ -144,6 +155,19 @@ struct ExtraRow {
 
 /// The whole executable: returns the exit status (see ExitStatus). Never throws.
 int chapter_main(Chapter& chapter, int argc, const char* const* argv);
+
+/// The VersionInfo of every entry of a chapter's registry (any list of structs with a member
+/// `info`), in order: what Chapter::versions() returns for a chapter whose rows are its registry.
+template <class Registry>
+std::vector<VersionInfo> infos_of(const Registry& registry) {
+  std::vector<VersionInfo> infos;
+  for (const auto& entry : registry) infos.push_back(entry.info);
+  return infos;
+}
+
+/// The sizes of a size sweep around powers of two: 2^e - 1, 2^e and 2^e + 1 for each exponent e
+/// (one below, at and above every power: where tails and partial tiles go wrong).
+std::vector<std::int64_t> around_powers_of_two(const std::vector<int>& exponents);
 
 /// Integer ceil(a / b) for positive b.
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }

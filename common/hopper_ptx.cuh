@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/ampere_ptx.cuh"
 #include "common/check.hpp"
 #include "common/device_info.hpp"
 #include "common/tensor_map.hpp"
@@ -44,10 +45,7 @@ namespace tut::sm90 {
 
 #if TUT_SM90
 
-/// The 32-bit shared-state-space address of a pointer into shared memory (what PTX wants).
-__device__ __forceinline__ unsigned shared_u32(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using tut::sm80::shared_u32;  // the 32-bit shared-state-space address (common/ampere_ptx.cuh)
 
 /// @name mbarrier: a shared-memory barrier that counts arrivals and bytes (sm_90)
 ///

@@ -34,25 +34,17 @@ class ElementwiseChapter final : public tut::Chapter {
     cli.add_int("--offset", "K", "start every array K floats past a 16-byte boundary (0..3)", &offset_, 0, 3);
   }
 
-  std::vector<tut::VersionInfo> versions() const override {
-    std::vector<tut::VersionInfo> all;
-    for (const auto& v : elementwise::versions()) all.push_back(v.info);
-    return all;
-  }
+  std::vector<tut::VersionInfo> versions() const override { return tut::infos_of(elementwise::versions()); }
 
   std::vector<tut::Problem> problems(bool sweep) const override {
-    std::vector<std::int64_t> sizes = {n_};
-    if (sweep) {
-      sizes.clear();
-      for (int k : {10, 14, 18, 22, 26}) {
-        for (std::int64_t d : {-1, 0, 1}) sizes.push_back((std::int64_t{1} << k) + d);
-      }
-    }
+    const std::vector<std::int64_t> sizes = sweep ? tut::around_powers_of_two({10, 14, 18, 22, 26}) : std::vector{n_};
     std::vector<tut::Problem> list;
     for (std::int64_t n : sizes) {
-      for (const char* table : {"add", "ops"}) {
+      for (const Tables table : {kAddTable, kOpsTable}) {
         tut::Problem p;
-        p.label = std::string(table) + " n=" + std::to_string(n) + (offset_ ? " offset=" + std::to_string(offset_) : "");
+        p.label = std::string(table == kAddTable ? "add" : "ops") + " n=" + std::to_string(n) +
+                  (offset_ ? " offset=" + std::to_string(offset_) : "");
+        p.what = table;  // which table: run() reads it back with as<Tables>()
         p.shape = {{"n", n}, {"offset", offset_}};
         const double elems = static_cast<double>(n + offset_);
         p.device_bytes = 3.0 * 4.0 * elems + 8.0 * elems;  // two inputs, one output, the reference (double)
@@ -64,8 +56,8 @@ class ElementwiseChapter final : public tut::Chapter {
   }
 
   void run(const tut::Problem& problem, tut::Session& session) override {
-    const bool add = problem.label.rfind("add", 0) == 0;
-    const unsigned table = add ? kAddTable : kOpsTable;
+    const Tables table = problem.as<Tables>();
+    const bool add = table == kAddTable;
     const std::int64_t n = problem.dim("n");
     const std::int64_t off = problem.dim("offset");
     bool selected = false;

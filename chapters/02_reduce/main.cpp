@@ -22,9 +22,10 @@ namespace reduce {
 
 namespace {
 
-Operation parse_operation(const std::string& label) {
-  if (label.rfind("max", 0) == 0) return Operation::max;
-  if (label.rfind("dot", 0) == 0) return Operation::dot;
+/// The operation a value of --op names (one of sum, max, dot: the flag accepts no other).
+Operation operation_named(const std::string& op) {
+  if (op == "max") return Operation::max;
+  if (op == "dot") return Operation::dot;
   return Operation::sum;
 }
 
@@ -46,22 +47,12 @@ class ReduceChapter final : public tut::Chapter {
     cli.add_int("--offset", "K", "start the inputs K floats past a 16-byte boundary (0..3)", &offset_, 0, 3);
   }
 
-  std::vector<tut::VersionInfo> versions() const override {
-    std::vector<tut::VersionInfo> all;
-    for (const auto& v : reduce::versions()) all.push_back(v.info);
-    return all;
-  }
+  std::vector<tut::VersionInfo> versions() const override { return tut::infos_of(reduce::versions()); }
 
   std::vector<tut::Problem> problems(bool sweep) const override {
-    std::vector<std::int64_t> sizes = {n_};
-    if (sweep) {
-      sizes.clear();
-      for (int k : {10, 14, 18, 22, 26}) {
-        for (std::int64_t d : {-1, 0, 1}) sizes.push_back((std::int64_t{1} << k) + d);
-      }
-    }
+    const std::vector<std::int64_t> sizes = sweep ? tut::around_powers_of_two({10, 14, 18, 22, 26}) : std::vector{n_};
     std::vector<Operation> ops = {Operation::sum, Operation::max, Operation::dot};
-    if (op_ != "all") ops = {parse_operation(op_)};
+    if (op_ != "all") ops = {operation_named(op_)};
     std::vector<tut::Problem> list;
     for (std::int64_t n : sizes) {
       for (Operation op : ops) {
@@ -69,6 +60,7 @@ class ReduceChapter final : public tut::Chapter {
         p.label = std::string(operation_name(op)) + " n=" + std::to_string(n) +
                   (offset_ ? " offset=" + std::to_string(offset_) : "") + (dist_ != "signed" ? " " + dist_ : "");
         p.shape = {{"n", n}, {"offset", offset_}};
+        p.what = op;  // run() reads it back with as<Operation>()
         const double inputs = op == Operation::dot ? 2.0 : 1.0;
         const double elems = static_cast<double>(n + offset_);
         p.device_bytes = inputs * 4.0 * elems + 4.0 * static_cast<double>(workspace_floats(n)) + 64.0 * 1024 * 1024;
@@ -80,7 +72,7 @@ class ReduceChapter final : public tut::Chapter {
   }
 
   void run(const tut::Problem& problem, tut::Session& session) override {
-    const Operation op = parse_operation(problem.label);
+    const Operation op = problem.as<Operation>();
     const std::int64_t n = problem.dim("n");
     const std::int64_t off = problem.dim("offset");
     bool selected = false;
