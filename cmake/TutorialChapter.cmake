@@ -238,3 +238,45 @@ function(tutorial_add_test_executable target kind chapter_lib sources)
   target_link_libraries(${target} PRIVATE ${chapter_lib} tutorial_test_main_${kind})
   tutorial_set_warnings(${target})
 endfunction()
+
+# tutorial_add_search(): a chapter's tuning search, kept apart from the ladder in tune/.
+#
+#   tutorial_add_search(NAME <chapter>
+#     SOURCES <files...>       the candidates (tune/*.cu): library <chapter>_tune_lib, which the
+#                              chapter's tests may link to check every candidate
+#     MAIN <file>              tune/main.cpp: a tut::Chapter whose versions are the candidates
+#     BAD_ARGS <"args"...>)    extra command lines that must exit with status 2
+#
+# Every search is run the same way: `<chapter>_tune [--json FILE] [size flags] [--version NAME]`,
+# the chapter's command line (tut::chapter_main), its default run timing every candidate on the
+# shapes the search is about (tools/device_check.sh --phases tune runs each bin/<chapter>_tune).
+# Building the chapter builds its search too. CLI tests as the chapter's: --help and --list exit
+# 0, an unknown flag, an unknown version and --reps 0 exit 2.
+function(tutorial_add_search)
+  cmake_parse_arguments(TS "" "NAME;MAIN" "SOURCES;BAD_ARGS" ${ARGN})
+  add_library(${TS_NAME}_tune_lib STATIC ${TS_SOURCES})
+  target_link_libraries(${TS_NAME}_tune_lib PUBLIC ${TS_NAME}_lib)
+  tutorial_set_warnings(${TS_NAME}_tune_lib)
+
+  add_executable(${TS_NAME}_tune ${TS_MAIN})
+  target_link_libraries(${TS_NAME}_tune PRIVATE ${TS_NAME}_tune_lib)
+  tutorial_set_warnings(${TS_NAME}_tune)
+  add_dependencies(${TS_NAME} ${TS_NAME}_tune)
+
+  set(cases "0|--help" "0|--list" "2|--frobnicate" "2|--version no_such_version" "2|--reps 0")
+  foreach(args IN LISTS TS_BAD_ARGS)
+    list(APPEND cases "2|${args}")
+  endforeach()
+  set(i 0)
+  foreach(case IN LISTS cases)
+    string(FIND "${case}" "|" bar)
+    string(SUBSTRING "${case}" 0 ${bar} expect)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${case}" ${bar} -1 args)
+    separate_arguments(args UNIX_COMMAND "${args}")
+    add_test(NAME ${TS_NAME}_tune_cli_${i} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${TS_NAME}_tune>
+             "-DARGS=${args}" -DEXPECT=${expect} -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    set_tests_properties(${TS_NAME}_tune_cli_${i} PROPERTIES LABELS "${TS_NAME};cpu;cli")
+    math(EXPR i "${i} + 1")
+  endforeach()
+endfunction()

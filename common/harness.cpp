@@ -151,7 +151,9 @@ void print_versions(const Chapter& chapter, const std::vector<VersionInfo>& vers
     kind.resize(8, ' ');
     std::cout << "  " << name << "  " << kind << "  sm_" << v.min_cc << "+  " << v.summary << "\n";
   }
-  std::cout << "(the exercise has its own check: python3 tools/exercise.py " << chapter.name() << ")\n";
+  if (!chapter.is_search()) {
+    std::cout << "(the exercise has its own check: python3 tools/exercise.py " << chapter.name() << ")\n";
+  }
 }
 
 std::vector<std::string> select_versions(const std::vector<VersionInfo>& versions,

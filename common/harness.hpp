@@ -143,6 +143,8 @@ class Chapter {
   virtual std::vector<Problem> problems(bool sweep) const = 0;
   /// Sets up one problem (inputs, reference) and calls session.measure() for each version.
   virtual void run(const Problem& problem, Session& session) = 0;
+  /// True for a chapter's tuning search (bin/\<chapter\>_tune): it has no exercise of its own.
+  virtual bool is_search() const { return false; }
 };
 
 /// A row of a chapter's table that is not in its registry (e.g. a tuning candidate). The
