@@ -7,7 +7,8 @@
 //   softmax --rows 4096 --cols 4096 --offset 1   # misaligned rows: v6 falls back to scalar kernels
 //   softmax --version v6_float4 --version cudnn
 //   softmax --sweep --json sweep.json
-//   softmax --tune --json softmax_tune.json  # v7's tiles (threads x float4s per thread), timed
+//
+// v7's tiles were chosen by the search in tune/ (bin/softmax_tune).
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -23,24 +24,6 @@
 namespace softmax {
 
 namespace {
-
-/// v7's tuning candidates as rows of the `--tune` table: "v7_t<threads>x<vec>".
-const std::vector<tut::ExtraRow<Launch>>& tune_rows() {
-  static const std::vector<tut::ExtraRow<Launch>> rows = [] {
-    std::vector<tut::ExtraRow<Launch>> list;
-    for (const auto& c : v7_candidates()) {
-      const std::string tile = std::to_string(c.tile.threads) + "x" + std::to_string(c.tile.vec);
-      list.push_back({{"v7_t" + tile,
-                       "v7 with " + std::to_string(c.tile.threads) + " threads x " + std::to_string(c.tile.vec) +
-                           " float4s per block (" + std::to_string(16 * c.tile.threads * c.tile.vec / 1024) +
-                           " KiB of the row)",
-                       90, tut::Kind::ours},
-                      c.launch});
-    }
-    return list;
-  }();
-  return rows;
-}
 
 /// Inputs are uniform in [-kRange, kRange).
 constexpr float kRange = 8.0f;
@@ -59,17 +42,9 @@ class SoftmaxChapter final : public tut::Chapter {
                 std::int64_t{1} << 34);
     cli.add_int("--cols", "C", "columns of one problem (with --rows)", &cols_, 1, std::int64_t{1} << 34);
     cli.add_int("--offset", "K", "start x and y K floats past a 16-byte boundary (0..3)", &offset_, 0, 3);
-    cli.add_flag("--tune", "time v7's candidate tiles (threads x float4s per thread) next to v6 and v7", &tune_);
   }
 
-  std::vector<tut::VersionInfo> versions() const override {
-    std::vector<tut::VersionInfo> all;
-    for (const auto& v : softmax::versions()) all.push_back(v.info);
-    if (tune_) {
-      for (const auto& r : tune_rows()) all.push_back(r.info);
-    }
-    return all;
-  }
+  std::vector<tut::VersionInfo> versions() const override { return tut::infos_of(softmax::versions()); }
 
   std::vector<tut::Problem> problems(bool sweep) const override {
     if ((rows_ > 0) != (cols_ > 0)) throw tut::UsageError("--rows and --cols go together: give both, or neither");
@@ -102,9 +77,6 @@ class SoftmaxChapter final : public tut::Chapter {
     const std::int64_t rows = problem.dim("rows"), cols = problem.dim("cols"), off = problem.dim("offset");
     bool selected = false;
     for (const auto& v : softmax::versions()) selected = selected || session.wants(v.info.name);
-    if (tune_) {
-      for (const auto& r : tune_rows()) selected = selected || session.wants(r.info.name);
-    }
     if (!selected) return;
 
     const std::size_t n = static_cast<std::size_t>(rows * cols);
@@ -155,24 +127,11 @@ class SoftmaxChapter final : public tut::Chapter {
     };
 
     for (const auto& v : softmax::versions()) {
-      // Tuning: only the versions the candidates compete with (and the copy of the same bytes).
-      if (tune_ && v.info.name != "v6_float4" && v.info.name != "v7_cluster_rows" && !v.copy_roof) continue;
       std::string skip = v.unsupported(rows, cols);
       if (skip.empty() && v.info.kind == tut::Kind::library && !v.copy_roof && off != 0) {
         skip = "the library row runs on 16-byte aligned tensors only (--offset 0)";
       }
       measure(v.info, v.launch, skip, v.copy_roof, v.order);
-    }
-    if (tune_) {
-      for (std::size_t i = 0; i < tune_rows().size(); ++i) {
-        const V7Tile tile = v7_candidates()[i].tile;
-        const int cluster = v7_cluster_size(tile, cols);
-        std::string skip = v7_unsupported(rows, cols);
-        if (skip.empty() && (cols % 4 != 0 || off != 0)) skip = "no float4 access: the candidate would run v6";
-        if (skip.empty() && cluster > kV7MaxCluster) skip = "a row needs more than 8 blocks of this tile";
-        if (skip.empty() && cols <= kWarpRowMaxCols) skip = "C <= 1024: v7 runs v6";
-        measure(tune_rows()[i].info, tune_rows()[i].run, skip, false, Order::tree);
-      }
     }
   }
 
@@ -180,7 +139,6 @@ class SoftmaxChapter final : public tut::Chapter {
   std::int64_t rows_ = 0;  // 0: the default table
   std::int64_t cols_ = 0;
   std::int64_t offset_ = 0;
-  bool tune_ = false;  // --tune: v7's candidate tiles instead of the ladder
 };
 
 }  // namespace

@@ -87,7 +87,7 @@ std::string v5_unsupported(std::int64_t rows, std::int64_t cols);
 std::int64_t max_shared_row_floats();
 /// @}
 
-/// @name v7's tiles and its tuning candidates (v7_cluster_rows.cu)
+/// @name v7's tiles (v7_cluster_rows.cu; the search that chose them is in tune/)
 /// @{
 
 /// Most blocks v7 puts in a cluster (the portable limit of CUDA clusters).
@@ -109,13 +109,12 @@ int v7_cluster_size(V7Tile tile, std::int64_t cols);
 /// v7: "" on an sm_90 GPU with sm_90 code in this build, else why not (any shape otherwise).
 std::string v7_unsupported(std::int64_t rows, std::int64_t cols);
 
-/// A tile of v7 forced on every shape (v6 where it cannot run): the rows of `softmax --tune`.
-struct V7Candidate {
-  V7Tile tile;    ///< the tile it always uses
-  Launch launch;  ///< runs it (same contract as a registered version)
-};
-/// The tuning candidates, threads x vec = 128..1024 x 2..8.
-const std::vector<V7Candidate>& v7_candidates();
+/// v7's kernel with `tile` on rows of `cols` columns (v6 where it cannot run: C % 4 != 0,
+/// misaligned rows, or more than kV7MaxCluster blocks per row). What the search's candidates
+/// (tune/, `softmax_tune`) run; the caller checks v7_unsupported() first. Tiles other than
+/// threads x vec = 128..1024 x 2..8 (those the kernel is compiled for) throw std::logic_error.
+void launch_softmax_v7_tile(V7Tile tile, const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                            cudaStream_t stream);
 /// @}
 
 /// @name The library baseline (cudnn_baseline.cu)

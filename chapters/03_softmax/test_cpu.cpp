@@ -15,6 +15,7 @@
 #include "common/testing.hpp"
 #include "online_softmax.cuh"
 #include "softmax.hpp"
+#include "tune/tune.hpp"
 
 using namespace softmax;
 
@@ -364,7 +365,7 @@ TEST_CASE("v7's tuning candidates: distinct tiles of whole warps", "[softmax][v7
     REQUIRE(c.tile.threads <= 1024);
     REQUIRE(seen.insert({c.tile.threads, c.tile.vec}).second);
   }
-  // The default tiles are among the candidates (so --tune times them too).
+  // The default tiles are among the candidates (so softmax_tune times them too).
   for (std::int64_t cols : {2048, 4096, 8192, 32768, 65536, 131072}) {
     const V7Tile t = v7_tile_for(cols);
     INFO("C = " << cols);

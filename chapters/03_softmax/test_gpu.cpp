@@ -10,6 +10,7 @@
 
 #include "common/device_buffer.hpp"
 #include "test_support.hpp"
+#include "tune/tune.hpp"
 
 using namespace softmax;
 using softmax::testing::Offsets;

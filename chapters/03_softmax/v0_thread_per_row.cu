@@ -48,7 +48,10 @@ __global__ void softmax_v0_thread_per_row(const float* x, float* y, std::int64_t
 /// **Predicted.** Single-digit percentages of the copy roof on large C; better, but still far
 /// off, where R is large and C small (65536 x 128).
 ///
-/// **Measured.** See the chapter page's table (H100).
+/// **Measured (H100 run at 0b38325).** 4096 x 4096: 1.46 ms, 91.8 GB/s, 3.06% of the copy roof,
+/// 0.0360x cuDNN; 1024 x 32768: 11.9 ms, 0.749%; 8192 x 8192: 5.97%; 16384 x 1024: 9.2%; 65536 x
+/// 128: 0.256 ms, 8.73%. As predicted: single digits on every shape, worst on the longest rows;
+/// many short rows help, though 16384 x 1024 edges out 65536 x 128.
 void launch_softmax_v0_thread_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                       cudaStream_t stream) {
   if (empty_or_invalid(rows, cols)) return;

@@ -44,7 +44,10 @@ __global__ void __launch_bounds__(kV2Threads)
 ///
 /// **Predicted.** A few percent over v1; the same byte count.
 ///
-/// **Measured.** See the chapter page's table (H100).
+/// **Measured (H100 run at 0b38325).** 4096 x 4096: 0.0582 ms, 2310 GB/s, 76.7% of the copy roof,
+/// 0.903x cuDNN; 8192 x 8192: 68.5%; 1024 x 32768: 42.4%; 16384 x 1024: 71.5%; 65536 x 128:
+/// 0.115 ms, 19.4% (v1: 0.142 ms). Within 1% of v1 on the four shapes with long rows, less than the
+/// few percent predicted, and 1.23x v1 on 65536 x 128, where a 128-column row is mostly reduction.
 void launch_softmax_v2_block_shuffle(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                      cudaStream_t stream) {
   if (empty_or_invalid(rows, cols)) return;

@@ -148,7 +148,7 @@ void run_tile(V7Tile tile, const float* x, float* y, std::int64_t rows, std::int
   if (cols % 4 != 0 || !aligned16(x) || !aligned16(y) || cluster < 1 || cluster > kV7MaxCluster) {
     return launch_softmax_v6_float4(x, y, rows, cols, stream);
   }
-  // The tiles this file instantiates: v7_tile_for()'s and every tuning candidate's.
+  // The tiles v7's kernel is compiled for: v7_tile_for()'s and the others the search (tune/) times.
   if (try_tile<128, 2>(tile, x, y, rows, cols, cluster, stream)) return;
   if (try_tile<128, 4>(tile, x, y, rows, cols, cluster, stream)) return;
   if (try_tile<128, 8>(tile, x, y, rows, cols, cluster, stream)) return;
@@ -163,16 +163,12 @@ void run_tile(V7Tile tile, const float* x, float* y, std::int64_t rows, std::int
                          " is not instantiated");
 }
 
-/// A tuning candidate's launcher: always `tile` (or v6 where it cannot run).
-template <int kThreads, int kVec>
-void launch_candidate(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
-  if (empty_or_invalid(rows, cols)) return;
-  const std::string why = v7_unsupported(rows, cols);
-  if (!why.empty()) throw std::invalid_argument("softmax v7 candidate: " + why);
-  run_tile({kThreads, kVec}, x, y, rows, cols, stream);
-}
-
 }  // namespace
+
+void launch_softmax_v7_tile(V7Tile tile, const float* x, float* y, std::int64_t rows, std::int64_t cols,
+                            cudaStream_t stream) {
+  run_tile(tile, x, y, rows, cols, stream);
+}
 
 int v7_cluster_size(V7Tile tile, std::int64_t cols) {
   const std::int64_t slice = static_cast<std::int64_t>(tile.threads) * tile.vec;  // float4s per block
@@ -180,15 +176,22 @@ int v7_cluster_size(V7Tile tile, std::int64_t cols) {
   return static_cast<int>(std::min<std::int64_t>(blocks, kV7MaxCluster + 1));  // > kV7MaxCluster: too long
 }
 
+/// @name v7's tiles, chosen by the search (`softmax_tune`, tune/): its measured winners on an
+/// H200, candidates v7_t128x8 and v7_t256x8 (8 float4s per thread won on 4096, 8192 and 32768
+/// columns); for rows longer than 8 blocks of 256 x 8 hold (C > 65536), the candidate v7_t1024x4.
+/// @{
+constexpr V7Tile kV7TileOneBlock = {128, 8};   ///< C <= 4096: one block of 128 threads x 8 float4s
+constexpr V7Tile kV7TileCluster = {256, 8};    ///< C <= 65536: 8192 columns per block
+constexpr V7Tile kV7TileLongRows = {1024, 4};  ///< C <= 131072: 16384 columns per block
+/// @}
+
 V7Tile v7_tile_for(std::int64_t cols) {
-  // The tiles are the measured winners of `softmax --tune` on an H200 (8 float4s per thread won
-  // on 4096, 8192 and 32768 columns).
   const std::int64_t cols4 = cols / 4;
   if (cols % 4 != 0 || cols <= kWarpRowMaxCols) return {0, 0};  // v6: float4 registers per warp
-  if (cols4 <= 1024) return {128, 8};                   // C <= 4096: one block of 128 x 8 float4s
-  if (cols4 <= 2048 * kV7MaxCluster) return {256, 8};   // C <= 65536: 8192 columns per block
-  if (cols4 <= 4096 * kV7MaxCluster) return {1024, 4};  // C <= 131072: 16384 columns per block
-  return {0, 0};                                        // longer: v6 (online, two passes)
+  if (cols4 <= 1024) return kV7TileOneBlock;                     // C <= 4096: one block
+  if (cols4 <= 2048 * kV7MaxCluster) return kV7TileCluster;      // C <= 65536: clusters of up to 8
+  if (cols4 <= 4096 * kV7MaxCluster) return kV7TileLongRows;     // C <= 131072: clusters of up to 8
+  return {0, 0};                                                 // longer: v6 (online, two passes)
 }
 
 namespace {
@@ -220,17 +223,6 @@ std::string v7_unsupported(std::int64_t /*rows*/, std::int64_t /*cols*/) {
   return it->second;
 }
 
-const std::vector<V7Candidate>& v7_candidates() {
-  static const std::vector<V7Candidate> list = {
-      {{128, 2}, launch_candidate<128, 2>},   {{128, 4}, launch_candidate<128, 4>},
-      {{128, 8}, launch_candidate<128, 8>},   {{256, 2}, launch_candidate<256, 2>},
-      {{256, 4}, launch_candidate<256, 4>},   {{256, 8}, launch_candidate<256, 8>},
-      {{512, 2}, launch_candidate<512, 2>},   {{512, 4}, launch_candidate<512, 4>},
-      {{1024, 2}, launch_candidate<1024, 2>}, {{1024, 4}, launch_candidate<1024, 4>},
-  };
-  return list;
-}
-
 /// @brief v7: a row split across a cluster of up to 8 blocks, each holding its slice in registers.
 ///
 /// **Idea.** v6 keeps a 32768-float row in the 128 KiB of shared memory of *one* block: one
@@ -246,7 +238,7 @@ const std::vector<V7Candidate>& v7_candidates() {
 /// **Changed since v6.** For C > 1024 (C % 4 == 0, aligned): registers instead of shared memory,
 /// a slice per block instead of a row, warp states merged across the cluster (one cluster
 /// barrier per row, split into arrive/wait around the stores) instead of two block all-reduces.
-/// Tile by C (v7_tile_for(), the measured winners of `softmax --tune`): up to 4096 columns, one
+/// Tile by C (v7_tile_for(), the measured winners of `softmax_tune`): up to 4096 columns, one
 /// block of 128 threads x 8 float4s; up to 65536, 256 x 8 float4s and ceil(C / 8192) blocks; up to
 /// 131072, 1024 x 4.
 /// Everything else runs v6: C <= 1024 (v6's warp registers are already one read, one write),
@@ -263,11 +255,15 @@ const std::vector<V7Candidate>& v7_candidates() {
 /// 90% (clusters of 2). 4096 x 4096: from 76.4% to about 82%. 16384 x 1024 and 65536 x 128: v6's
 /// kernels, unchanged.
 ///
-/// **Measured (H200, `softmax --tune`, softmax_tune.json).** With the guessed 256 x 4 tiles, v7
+/// **Measured (H200, `softmax_tune`, softmax_tune.json).** With the guessed 256 x 4 tiles, v7
 /// fell short: 65.6% on 1024 x 32768, 83.4% on 8192 x 8192, 73.3% on 4096 x 4096. Twice the
 /// float4s per thread (twice the loads in flight, half the blocks per row) won everywhere: 256 x 8
 /// reached 81.5% on 1024 x 32768 (clusters of 4) and 89.8% on 8192 x 8192 (one block per row),
-/// 128 x 8 77.3% on 4096 x 4096. v7_tile_for() picks those; the chapter page's table has v7.
+/// 128 x 8 77.3% on 4096 x 4096. v7_tile_for() picks those. **H100 run at 0b38325 (the chapter
+/// page's table):** 1024 x 32768: 0.0991 ms, 2710 GB/s, 90.2% of the copy roof, 1.17x cuDNN (v6:
+/// 71.6%); 8192 x 8192: 0.185 ms, 96.8%, 1.01x; 4096 x 4096: 0.0517 ms, 86.4%, 1.02x; 16384 x 1024
+/// and 65536 x 128 (v6's kernels): 89.1% and 79.8%. Above all three predictions, which were made
+/// for the H200 (85%, 90%, 82%).
 void launch_softmax_v7_cluster_rows(const float* x, float* y, std::int64_t rows, std::int64_t cols,
                                     cudaStream_t stream) {
   if (empty_or_invalid(rows, cols)) return;

@@ -7,30 +7,10 @@
 
 #include "common/check.hpp"
 #include "common/cublas_check.hpp"
+#include "common/cublas_handle.hpp"
 #include "transpose.hpp"
 
 namespace transpose {
-
-namespace {
-
-/// Owns the chapter's cuBLAS handle: created on first use (the untimed correctness run),
-/// destroyed at exit before the CUDA runtime tears down, so leak checkers see it freed.
-struct HandleOwner {
-  cublasHandle_t handle = nullptr;
-  HandleOwner() { CUBLAS_CHECK(cublasCreate(&handle)); }
-  ~HandleOwner() {
-    if (handle != nullptr) cublasDestroy(handle);
-  }
-  HandleOwner(const HandleOwner&) = delete;
-  HandleOwner& operator=(const HandleOwner&) = delete;
-};
-
-cublasHandle_t cublas_handle() {
-  static HandleOwner owner;
-  return owner.handle;
-}
-
-}  // namespace
 
 /// @brief B = A (R x C floats) with cudaMemcpyAsync device-to-device: the driver's copy moves
 /// the same 2 x 4 R C bytes as a transpose, the roof of the table.
@@ -53,8 +33,7 @@ void launch_copy_memcpy(const float* A, float* B, std::int64_t R, std::int64_t C
 void launch_cublas_geam(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
   if (R <= 0 || C <= 0) return;
   const float alpha = 1.0f, beta = 0.0f;
-  cublasHandle_t h = cublas_handle();
-  CUBLAS_CHECK(cublasSetStream(h, stream));
+  cublasHandle_t h = tut::cublas_handle_on(stream);  // this thread's, created on the untimed first run
   if (R * C <= INT_MAX) {
     CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_T, static_cast<int>(R), static_cast<int>(C), &alpha, A,
                              static_cast<int>(C), &beta, A, static_cast<int>(C), B, static_cast<int>(R)));

@@ -1,5 +1,5 @@
 /// @file
-/// @brief Chapter 05's exercise: the transpose through a padded shared-memory tile (v3's idea),
+/// @brief Chapter 05's exercise: the transpose through a padded shared-memory tile (v03's idea),
 /// written by the student.
 ///
 /// The student writes exercises/05_transpose/transpose_padded.cu, which defines this launcher. It

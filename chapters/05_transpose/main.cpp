@@ -6,7 +6,7 @@
 //   transpose                               # the default shapes
 //   transpose --rows 33 --cols 4097         # one shape
 //   transpose --rows 46341 --cols 46341     # above 2^31 elements: A and B, 17.2 GB, and nothing else
-//   transpose --version v4_tile_32x8 --version v8_tma
+//   transpose --version v04_tile_32x8 --version v08_tma
 //   transpose --sweep --json sweep.json
 #include <algorithm>
 #include <cstdint>
@@ -38,11 +38,7 @@ class TransposeChapter final : public tut::Chapter {
     cli.add_int("--cols", "C", "columns of A (with --rows)", &cols_, 1, (std::int64_t{1} << 31) - 1);
   }
 
-  std::vector<tut::VersionInfo> versions() const override {
-    std::vector<tut::VersionInfo> all;
-    for (const auto& v : transpose::versions()) all.push_back(v.info);
-    return all;
-  }
+  std::vector<tut::VersionInfo> versions() const override { return tut::infos_of(transpose::versions()); }
 
   std::vector<tut::Problem> problems(bool sweep) const override {
     if ((rows_ > 0) != (cols_ > 0)) throw tut::UsageError("--rows and --cols go together (one shape)");
@@ -87,7 +83,7 @@ class TransposeChapter final : public tut::Chapter {
     session.begin_problem(problem, tut::Metric::gbps, session.device().copy_gbps,
                           "device-to-device cudaMemcpy of 1 GiB, measured at start-up");
     tut::ProblemResult& result = session.current();
-    result.baseline = "v0_read_coalesced";
+    result.baseline = "v00_read_coalesced";
     result.library = "cublasSgeam";
 
     const auto measure = [&](const tut::VersionInfo& info, Launch launch, Output output, std::string skip) {

@@ -1,5 +1,5 @@
 /// @file
-/// @brief The roofs: copies with the tile mapping of v4, moving the same bytes as a transpose.
+/// @brief The roofs: copies with the tile mapping of v04, moving the same bytes as a transpose.
 ///
 /// Harris's method: before judging a transpose, time a copy that uses the same grid, block and
 /// per-thread loop, once straight from global memory and once through a shared-memory tile. The

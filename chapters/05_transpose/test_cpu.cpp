@@ -1,5 +1,5 @@
 // CPU tests of chapter 05: the reference and the check, the tile orders (permutations), the
-// bank-conflict claims of v2, v3, v5, v8, v9 and the tuning search (simulated bank by bank), the
+// bank-conflict claims of v02, v03, v05, v08, v09 and the tuning search (simulated bank by bank), the
 // kernels' index arithmetic, and the registries (chapter and search).
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,7 +19,8 @@
 #include "common/testing.hpp"
 #include "tiles.cuh"
 #include "transpose.hpp"
-#include "tune.hpp"
+#include "tune/tune.hpp"
+#include "tune/wide_copy.cuh"
 #include "wide_tile_phases.cuh"
 
 using namespace transpose;
@@ -106,7 +107,7 @@ int conflict_degree(int lanes, const Index& index) {
 
 }  // namespace
 
-TEST_CASE("v2's column read is a 32-way bank conflict; v3's padding removes it", "[transpose][banks]") {
+TEST_CASE("v02's column read is a 32-way bank conflict; v03's padding removes it", "[transpose][banks]") {
   for (int y = 0; y < 32; ++y) {  // the warp with threadIdx.y = y reads tile[x][y], x = lane
     REQUIRE(conflict_degree(32, [y](int x) { return x * 32 + y; }) == 32);  // tile[32][32]
     REQUIRE(conflict_degree(32, [y](int x) { return x * 33 + y; }) == 1);   // tile[32][33]
@@ -114,7 +115,7 @@ TEST_CASE("v2's column read is a 32-way bank conflict; v3's padding removes it",
   }
 }
 
-TEST_CASE("v5's swizzled tile is conflict-free in both phases", "[transpose][banks]") {
+TEST_CASE("v05's swizzled tile is conflict-free in both phases", "[transpose][banks]") {
   for (int warp = 0; warp < 8; ++warp) {
     // Phase 1: 128-bit stores, served 8 lanes at a time; thread t stores the float4 of
     // (row t / 8, chunk t % 8). Conflict-free if the 8 lanes use 8 different chunk slots.
@@ -148,7 +149,7 @@ TEST_CASE("v5's swizzled tile is conflict-free in both phases", "[transpose][ban
   }
 }
 
-TEST_CASE("v8's diagonal walk is conflict-free on both tiles and covers each element once", "[transpose][banks]") {
+TEST_CASE("v08's diagonal walk is conflict-free on both tiles and covers each element once", "[transpose][banks]") {
   std::set<std::pair<int, int>> seen;
   for (int d = 0; d < 32; ++d) {  // one warp instruction per diagonal d; lane l: (r, c) = (l, (l + d) % 32)
     REQUIRE(conflict_degree(32, [d](int l) { return l * 32 + (l + d) % 32; }) == 1);  // read A's tile [r][c]
@@ -193,7 +194,7 @@ TEST_CASE("the registry: unique names, ladder in order, roofs and libraries", "[
 }
 
 // ---------------------------------------------------------------------------------------------
-// v9 and the tuning search: tile order, the kernels' strength-reduced positions, bank conflicts
+// v09 and the tuning search: tile order, the kernels' strength-reduced positions, bank conflicts
 // of every tile shape and thread count searched, the TMA variants' diagonal walk, the registry.
 // ---------------------------------------------------------------------------------------------
 
@@ -361,7 +362,7 @@ TEST_CASE("the TMA variants' diagonal walk is conflict-free on both boxes and co
 }
 
 
-TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[transpose][registry]") {
+TEST_CASE("the tuning search's candidates: names, kinds, and v09 among them", "[transpose][registry]") {
   std::set<std::string> names;
   for (const auto& v : versions()) names.insert(v.info.name);
   const std::regex plain("(tr|cp)[0-9]+x[0-9]+_t[0-9]+_(f4|f1|f1f4)_(rm|cm|g[0-9]+)(_cs)?");
@@ -391,18 +392,18 @@ TEST_CASE("the tuning search's candidates: names, kinds, and v9 among them", "[t
   REQUIRE(copies == 18);
   REQUIRE(tmas == 31);
   REQUIRE(tune_tma_candidates().size() == 31u);
-  INFO("v9 runs V9Config; set it to one of the searched configurations: " << v9);
+  INFO("v09 runs V9Tiles; set it to one of the searched configurations: " << v9);
   REQUIRE(v9_searched);
   bool v10_searched = false;
   for (const auto& v : tune_tma_candidates()) {
     if (v10_summary() == "tuned " + v.info.summary + " (transpose_tune)") v10_searched = true;
   }
-  INFO("v10 runs V10Config; set it to one of the searched TMA configurations: " << v10_summary());
+  INFO("v10 runs V10Tiles; set it to one of the searched TMA configurations: " << v10_summary());
   REQUIRE(v10_searched);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The wide-tile kernels' per-thread code (wide_tile_phases.cuh) run on the CPU: every block of
+// The wide-tile kernels' per-thread code (wide_tile_phases.cuh, tune/wide_copy.cuh) run on the CPU: every block of
 // the grid, thread by thread, load phase then (the barrier) store phase, for every configuration
 // of the search, with the launcher's scalar fallback, on edge shapes. A and B end right before
 // an inaccessible page (a read or write past the end faults), B starts as NaN, the shared tile
@@ -476,9 +477,10 @@ void simulate_copy(const float* A, float* B, std::int64_t R, std::int64_t C) {
   }
 }
 
-/// Runs one simulated configuration on every shape: simulate_transpose, or simulate_copy.
-template <class Cfg, bool kTranspose>
+/// Runs one simulated configuration (a WideTile) on every shape: simulate_transpose, or simulate_copy.
+template <class Tile, bool kTranspose>
 void require_simulated() {
+  using Cfg = WideTileConfig<Tile>;
   constexpr bool transposes = kTranspose;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
       {1, 1},     {3, 5},     {4, 8},     {33, 17},   {64, 64},   {96, 100},  {100, 96}, {132, 260},

@@ -10,7 +10,7 @@
 
 #include "common/device_buffer.hpp"
 #include "test_support.hpp"
-#include "tune.hpp"
+#include "tune/tune.hpp"
 
 using namespace transpose;
 using transpose::testing::Offsets;
@@ -68,7 +68,7 @@ TEST_CASE("fresh inputs: the result does not depend on one data set", "[transpos
 TEST_CASE("every candidate of the tuning search is exact", "[transpose][tune][slow]") {
   // Partial tiles of every searched shape (32..128 rows and columns), R or C below one tile,
   // tile rows that do not fill the last band (580 = 9 x 64 + 4: 10 tile rows of 64, bands of 8),
-  // odd shapes (scalar twins), and misaligned A or B (scalar twins; v4 for the TMA variants).
+  // odd shapes (scalar twins), and misaligned A or B (scalar twins; v04 for the TMA variants).
   const std::vector<Shape> shapes = transpose::testing::sanitizer_sized(
       {{1, 1}, {3, 5}, {4, 8}, {33, 17}, {64, 64}, {96, 100}, {100, 96}, {132, 260}, {260, 132}, {256, 256},
        {36, 4100}, {4100, 36}, {580, 196}, {257, 513}, {33, 4097}, {2052, 1028},
@@ -111,7 +111,7 @@ TEST_CASE("the executable's check on the GPU agrees with the CPU reference and b
     REQUIRE(gpu.over_tolerance() == cpu.over_tolerance());
     REQUIRE(gpu.nonfinite() == cpu.nonfinite());
   };
-  launch_transpose_v3_padded_tile(A.data(), B.data(), R, C, nullptr);
+  launch_transpose_v03_padded_tile(A.data(), B.data(), R, C, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   both(Output::transposed, true);
   both(Output::copied, false);

@@ -1,6 +1,6 @@
 /// @file
 /// @brief Tile bookkeeping shared by the transpose kernels: which tile a block owns, and the
-/// swizzled shared-memory layout of v5/v6. Host and device functions, so the CPU tests can
+/// swizzled shared-memory layout of v05/v06. Host and device functions, so the CPU tests can
 /// check that the orders are permutations and the layouts are free of bank conflicts.
 #pragma once
 
@@ -42,7 +42,7 @@ __host__ __device__ inline TileCoord tile_diagonal(std::int64_t id, std::int64_t
 }
 // [diagonal]
 
-/// @brief v5/v6's swizzle: where 16-byte chunk `chunk` (0..7) of tile row `row` is stored.
+/// @brief v05/v06's swizzle: where 16-byte chunk `chunk` (0..7) of tile row `row` is stored.
 ///
 /// chunk XOR ((row / 4) % 8). A permutation of the 8 chunks of each row (so a row's float4
 /// stores are conflict-free), chosen so that the column reads of the store phase are too:
@@ -59,7 +59,7 @@ __host__ __device__ constexpr int swizzled_index(int row, int col) {
 /// Shared-memory bank (0..31) of float index `i`.
 __host__ __device__ constexpr int bank_of(int i) { return i % 32; }
 
-/// @name v9 and the tuning search (wide_tiles.cuh): tile order, layouts and lane mappings
+/// @name v09 and the tuning search (wide_tiles.cuh): tile order, layouts and lane mappings
 /// Host and device functions: the kernels use them, and the CPU tests check them (orders are
 /// permutations, shared-memory accesses are conflict-free) for every tile shape searched.
 /// @{
@@ -116,7 +116,7 @@ __host__ __device__ constexpr TilePos wide_load_scalar(int q, int cols) { return
 ///
 /// Warp w = q / 32 takes 4 B rows (4 (w / (rows / 32)) + lane / 8) and 8 consecutive float4s
 /// of each (8 (w % (rows / 32)) + lane % 8): the shape in which the 32 column reads of the
-/// swizzled tile hit 32 different banks (v5's mapping, repeated over the wider tile).
+/// swizzled tile hit 32 different banks (v05's mapping, repeated over the wider tile).
 /// Consecutive warps continue along the same 4 B rows.
 __host__ __device__ constexpr TilePos wide_store_vec(int q, int rows) {
   return {4 * ((q / 32) / (rows / 32)) + (q % 32) / 8, 4 * (8 * ((q / 32) % (rows / 32)) + q % 8)};

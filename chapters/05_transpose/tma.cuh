@@ -1,5 +1,5 @@
 /// @file
-/// @brief What the TMA kernels share (v8 and the tuning search's TMA variants): the mbarrier
+/// @brief What the TMA kernels share (v08 and the tuning search's TMA variants): the mbarrier
 /// and TMA wrappers of common/hopper_ptx.cuh, two cache-hint variants of its own (sm_90 device
 /// code only), and the host side of tensor maps,
 /// made with the driver's cuTensorMapEncodeTiled fetched through the runtime (the program never

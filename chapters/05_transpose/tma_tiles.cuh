@@ -1,7 +1,8 @@
 /// @file
-/// @brief The TMA transpose as one template (box shape, load stages, threads, tiles per block,
-/// tile order): v10 runs one configuration, the tuning search (`transpose_tune`) times several.
-/// sm_90 only; v8 is its first, fixed form (32 x 32 boxes, 2 stages, one persistent wave).
+/// @brief The TMA transpose as one template kernel over a named configuration (TmaTile: box shape,
+/// load stages, threads, tiles per block, tile order, cache hints): v10 runs one configuration,
+/// the tuning search (tune/, `transpose_tune`) times several.
+/// sm_90 only; v08 is its first, fixed form (32 x 32 boxes, 2 stages, one persistent wave).
 #pragma once
 
 #include <cstdint>
@@ -12,50 +13,69 @@
 #include "tiles.cuh"
 #include "tma.cuh"
 #include "transpose.hpp"
-#include "wide_tiles.cuh"
+#include "wide_tiles.cuh"  // order_summary()
 
 namespace transpose {
 
-/// @brief One TMA configuration (compile-time).
+/// @brief The fields of a TMA configuration, named, with defaults: 64 x 64 boxes, 2 load stages,
+/// 128 threads, one persistent wave of blocks, row-major tile order, 128-byte L2 promotion, no
+/// cache hints (the search's first candidate, M0: v08 with 4x the box).
 ///
-/// Shared memory: Stages boxes of A (load pipeline) and 2 boxes of B (store double buffer); a
-/// block with fewer tiles than that gets only the boxes it uses.
-/// TilesPerBlock = 0: one persistent wave of blocks, block b takes tiles b, b + grid, ... (v8's
-/// scheme); otherwise block b takes TilesPerBlock consecutive tiles (in tile order) and the
-/// block scheduler hands out blocks as SMs free up.
-template <int BoxRows, int BoxCols, int Stages, int Threads, int TilesPerBlock, unsigned Band,
-          unsigned L2Promotion = 128, int EvictFirst = 0>
-struct TmaConfig {
-  static constexpr int kBoxRows = BoxRows;            ///< box rows (rows of A)
-  static constexpr int kBoxCols = BoxCols;            ///< box columns (columns of A)
-  static constexpr int kStages = Stages;              ///< A boxes in shared memory: Stages - 1 loads ahead
-  static constexpr int kThreads = Threads;            ///< threads per block
-  static constexpr int kTilesPerBlock = TilesPerBlock;  ///< 0: persistent grid of one wave
-  static constexpr unsigned kBand = Band;             ///< tile order (tile_banded())
-  static constexpr unsigned kL2Promotion = L2Promotion;  ///< bytes per L2 request of a load (make_map())
+/// A configuration is a struct derived from TmaTile that restates only the fields it changes,
+/// e.g. v10's (v10_tma_tuned.cu) or the search's candidates (tune/tma_candidates.cu). The kernel
+/// reads it through TmaTileConfig<Tile>, which adds what follows from the fields.
+/// tiles_per_block = 0: one persistent wave of blocks, block b takes tiles b, b + grid, ...
+/// (v08's scheme); otherwise block b takes tiles_per_block consecutive tiles (in tile order)
+/// and the block scheduler hands out blocks as SMs free up.
+struct TmaTile {
+  static constexpr int box_rows = 64;              ///< box rows (rows of A)
+  static constexpr int box_cols = 64;              ///< box columns (columns of A)
+  static constexpr int stages = 2;                 ///< A boxes in shared memory: stages - 1 loads ahead
+  static constexpr int threads = 128;              ///< threads per block
+  static constexpr int tiles_per_block = 0;        ///< 0: persistent grid of one wave
+  static constexpr unsigned order = kRowMajor;     ///< tile order (tile_banded())
+  static constexpr unsigned l2_promotion = 128;    ///< bytes per L2 request of a load (make_map())
   /// L2 evict-first hints: 0 none, 1 on the loads of A, 2 on the loads and on the stores of B.
-  static constexpr int kEvictFirst = EvictFirst;
-  static constexpr int kBoxElems = BoxRows * BoxCols;  ///< floats per box
+  static constexpr int evict_first = 0;
+};
+
+/// @brief A TMA configuration as the kernel reads it: the fields of `Tile` (a TmaTile) and what
+/// follows from them (compile-time).
+///
+/// Shared memory: kStages boxes of A (load pipeline) and 2 boxes of B (store double buffer); a
+/// block with fewer tiles than that gets only the boxes it uses.
+template <class Tile>
+struct TmaTileConfig {
+  static constexpr int kBoxRows = Tile::box_rows;                ///< box rows (rows of A)
+  static constexpr int kBoxCols = Tile::box_cols;                ///< box columns (columns of A)
+  static constexpr int kStages = Tile::stages;                   ///< A boxes in shared memory: kStages - 1 loads ahead
+  static constexpr int kThreads = Tile::threads;                 ///< threads per block
+  static constexpr int kTilesPerBlock = Tile::tiles_per_block;   ///< 0: persistent grid of one wave
+  static constexpr unsigned kBand = Tile::order;                 ///< tile order (tile_banded())
+  static constexpr unsigned kL2Promotion = Tile::l2_promotion;   ///< bytes per L2 request of a load (make_map())
+  /// L2 evict-first hints: 0 none, 1 on the loads of A, 2 on the loads and on the stores of B.
+  static constexpr int kEvictFirst = Tile::evict_first;
+  static constexpr int kBoxElems = kBoxRows * kBoxCols;  ///< floats per box
   static constexpr unsigned kBoxBytes = sizeof(float) * kBoxElems;  ///< bytes each TMA load delivers
-  /// A boxes a block uses: Stages, or fewer when it has fewer tiles than stages.
-  static constexpr int kABoxes = TilesPerBlock > 0 && TilesPerBlock < Stages ? TilesPerBlock : Stages;
+  /// A boxes a block uses: kStages, or fewer when it has fewer tiles than stages.
+  static constexpr int kABoxes = kTilesPerBlock > 0 && kTilesPerBlock < kStages ? kTilesPerBlock : kStages;
   /// B boxes a block uses: 2 (the store double buffer), 1 for a block of one tile.
-  static constexpr int kBBoxes = TilesPerBlock == 1 ? 1 : 2;
+  static constexpr int kBBoxes = kTilesPerBlock == 1 ? 1 : 2;
   /// Dynamic shared memory: the A and B boxes, plus 128 bytes to align the first to 128.
   static constexpr std::size_t kSmemBytes = (kABoxes + kBBoxes) * static_cast<std::size_t>(kBoxBytes) + 128;
 
-  static_assert(BoxRows % 32 == 0 && BoxCols % 32 == 0 && BoxRows <= 256 && BoxCols <= 256,
+  static_assert(kBoxRows % 32 == 0 && kBoxCols % 32 == 0 && kBoxRows <= 256 && kBoxCols <= 256,
                 "boxes of whole 32 x 32 blocks, at most 256 per dimension (a TMA limit)");
-  static_assert(Stages >= 2, "at least one load in flight while a box is transposed");
-  static_assert(Threads % 32 == 0 && (BoxRows / 32) * (BoxCols / 32) * 32 % (Threads / 32) == 0,
+  static_assert(kStages >= 2, "at least one load in flight while a box is transposed");
+  static_assert(kThreads % 32 == 0 && (kBoxRows / 32) * (kBoxCols / 32) * 32 % (kThreads / 32) == 0,
                 "the warps share the diagonals of the box evenly");
 };
 
 /// @brief B = A^T with TMA boxes of Cfg::kBoxRows x Cfg::kBoxCols and a Cfg::kStages-deep load
-/// pipeline (v8's kernel, generalized).
+/// pipeline (v08's kernel, generalized).
 ///
 /// The block's k-th tile goes to A stage k % S (its mbarrier's phase k / S, parity (k / S) & 1)
-/// and B buffer k % 2. Per tile, as in v8: thread 0 issues the load of tile k + S - 1 into the
+/// and B buffer k % 2. Per tile, as in v08: thread 0 issues the load of tile k + S - 1 into the
 /// stage tile k - 1 used (its reads ended before the last barrier) and waits until the store
 /// of tile k - 2 has read B buffer k % 2; everyone waits for tile k's bytes, transposes the box
 /// along wrapped diagonals of its 32 x 32 blocks (conflict-free: reads hit banks (lane + d) %
@@ -149,13 +169,15 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 #endif
 }
 
-/// @brief Runs transpose_tma_tiles<Cfg> on any R x C >= 1 (sm_90). Shapes the tensor maps
-/// cannot describe (R or C not a multiple of 4, misaligned pointers) run v4's kernel, as v8 does.
-template <class Cfg>
+/// @brief Runs transpose_tma_tiles with the configuration `Tile` (a TmaTile) on any R x C >= 1
+/// (sm_90). Shapes the tensor maps cannot describe (R or C not a multiple of 4, misaligned
+/// pointers) run v04's kernel, as v08 does.
+template <class Tile>
 void launch_transpose_tma_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
+  using Cfg = TmaTileConfig<Tile>;
   if (R <= 0 || C <= 0) return;
   if (!vector_path(A, B, R, C)) {
-    launch_transpose_v4_tile_32x8(A, B, R, C, stream);
+    launch_transpose_v04_tile_32x8(A, B, R, C, stream);
     return;
   }
   if (encode_tiled() == nullptr) throw tut::CudaError("TMA candidate: cuTensorMapEncodeTiled is not available");
@@ -177,22 +199,10 @@ void launch_transpose_tma_tiles(const float* A, float* B, std::int64_t R, std::i
   CUDA_CHECK_LAUNCH();
 }
 
-/// "tma64x64_s4_k8_g8": box, stages, tiles per block (p = persistent wave), order; "_t256" when
-/// the block does not have 128 threads; "_l2p256" when loads are not widened to 128-byte L2 requests;
-/// "_efl" / "_efls" with evict-first hints on the loads / on the loads and stores.
-template <class Cfg>
-std::string tma_name() {
-  return "tma" + std::to_string(Cfg::kBoxRows) + "x" + std::to_string(Cfg::kBoxCols) + "_s" +
-         std::to_string(Cfg::kStages) + "_" +
-         (Cfg::kTilesPerBlock == 0 ? std::string("p") : "k" + std::to_string(Cfg::kTilesPerBlock)) + "_" +
-         order_name(Cfg::kBand) + (Cfg::kThreads == 128 ? std::string() : "_t" + std::to_string(Cfg::kThreads)) +
-         (Cfg::kL2Promotion == 128 ? std::string() : "_l2p" + std::to_string(Cfg::kL2Promotion)) +
-         (Cfg::kEvictFirst == 0 ? std::string() : Cfg::kEvictFirst == 1 ? "_efl" : "_efls");
-}
-
-/// One line on a TMA configuration: boxes, stages, tiles per block, order, shared memory.
-template <class Cfg>
+/// One line on a TMA configuration (a TmaTile): boxes, stages, tiles per block, order, shared memory.
+template <class Tile>
 std::string tma_summary() {
+  using Cfg = TmaTileConfig<Tile>;
   const std::string blocks = Cfg::kTilesPerBlock == 0 ? std::string("one persistent wave of blocks")
                                                       : std::to_string(Cfg::kTilesPerBlock) + " tiles per block";
   return std::to_string(Cfg::kBoxRows) + "x" + std::to_string(Cfg::kBoxCols) + " boxes, " +

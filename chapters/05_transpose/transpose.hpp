@@ -86,33 +86,33 @@ tut::ErrorStats check_against_hash(const float* B, std::int64_t R, std::int64_t 
 /// @name The ladder (one file each)
 /// @{
 
-void launch_transpose_v0_read_coalesced(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v1_write_coalesced(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v2_smem_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v3_padded_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v4_tile_32x8(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v5_float4_swizzle(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v6_four_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v7_diagonal(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v8_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
-void launch_transpose_v9_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v00_read_coalesced(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v01_write_coalesced(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v02_smem_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v03_padded_tile(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v04_tile_32x8(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v05_float4_swizzle(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v06_four_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v07_diagonal(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v08_tma(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
+void launch_transpose_v09_tuned_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 void launch_transpose_v10_tma_tuned(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream);
 /// @}
 
-/// v10's one-line summary, made from its configuration (V10Config in v10_tma_tuned.cu).
+/// v10's one-line summary, made from its configuration (V10Tiles in v10_tma_tuned.cu).
 std::string v10_summary();
 
-/// v9's one-line summary, made from its configuration (V9Config in v9_tuned_tiles.cu).
+/// v09's one-line summary, made from its configuration (V9Tiles in v09_tuned_tiles.cu).
 std::string v9_summary();
-/// "" if this GPU has the shared memory per block that V9Config needs, else why not.
+/// "" if this GPU has the shared memory per block that V9Tiles needs, else why not.
 std::string v9_unavailable();
 
-/// Why v8_tma cannot run here ("" if it can): GPU older than sm_90, no sm_90 code in this
+/// Why v08_tma cannot run here ("" if it can): GPU older than sm_90, no sm_90 code in this
 /// build, or no cuTensorMapEncodeTiled in the driver.
 std::string tma_unavailable();
 
-/// True if v5, v6, v7 (and v8, v9) take their vector path for these arguments: R % 4 == 0, C % 4 == 0
-/// and both pointers 16-byte aligned. Otherwise v5-v8 run v4's kernel, v9 its scalar twin.
+/// True if v05, v06, v07 (and v08, v09) take their vector path for these arguments: R % 4 == 0, C % 4 == 0
+/// and both pointers 16-byte aligned. Otherwise v05-v08 run v04's kernel, v09 its scalar twin.
 bool vector_path(const float* A, const float* B, std::int64_t R, std::int64_t C);
 
 /// @name Roofs (roofs.cu): the same bytes moved without a transpose

@@ -1,6 +1,6 @@
 /// @file
-/// @brief The per-thread work of the wide-tile kernels (wide_tiles.cuh): the configuration, the
-/// load and store phases of the transpose, and the copy. Host and device functions that take
+/// @brief The per-thread work of the wide-tile kernels (wide_tiles.cuh): the configuration (named
+/// fields, WideTile), the load and store phases of the transpose. Host and device functions that take
 /// the thread index as an argument, so the CPU tests can run whole blocks, thread by thread, on
 /// the CPU (every configuration of the search, on edge shapes) and compare with the reference.
 #pragma once
@@ -24,45 +24,73 @@
 
 namespace transpose {
 
-/// @brief One configuration of the wide-tile kernels (all compile-time).
+/// @brief The fields of a wide-tile configuration, named, with v06's values as defaults (64 x 64
+/// tiles, 256 threads, float4 loads and stores, row-major tile order).
 ///
-/// Shared-memory layout: with float4 stores (VecWrite) the tile is stored in rows of Cols
-/// floats with swizzle_chunk() (v5's XOR swizzle, repeated over the wider row), otherwise in
-/// padded rows of Cols + 1 floats (v3's padding). Float4 loads need the swizzled layout, and
+/// A configuration is a struct derived from WideTile that restates only the fields it changes,
+/// e.g. v09's (v09_tuned_tiles.cu) or the search's candidates (tune/tune.hpp):
+///
+///     struct Banded : WideTile { static constexpr unsigned order = 8; };  // v06's tile, bands of 8
+///
+/// The kernels read it through WideTileConfig<Tile>, which adds what follows from the fields.
+struct WideTile {
+  static constexpr int rows = 64;            ///< tile rows (rows of A; columns of B)
+  static constexpr int cols = 64;            ///< tile columns (columns of A; rows of B)
+  static constexpr int threads = 256;        ///< threads per block
+  static constexpr bool vec_read = true;     ///< float4 global loads
+  static constexpr bool vec_write = true;    ///< float4 global stores
+  static constexpr unsigned order = kRowMajor;  ///< tile order: kRowMajor, kColMajor or a band height (tile_banded())
+  static constexpr bool streaming = false;   ///< global accesses with the streaming (evict-first) hint
+};
+
+/// `Tile` with scalar loads and stores: what a float4 configuration runs when vector_path() is false.
+template <class Tile>
+struct ScalarAccesses : Tile {
+  static constexpr bool vec_read = false;   ///< scalar global loads
+  static constexpr bool vec_write = false;  ///< scalar global stores
+};
+
+/// @brief A wide-tile configuration as the kernels read it: the fields of `Tile` (a WideTile)
+/// and what follows from them (all compile-time).
+///
+/// Shared-memory layout: with float4 stores (vec_write) the tile is stored in rows of `cols`
+/// floats with swizzle_chunk() (v05's XOR swizzle, repeated over the wider row), otherwise in
+/// padded rows of cols + 1 floats (v03's padding). Float4 loads need the swizzled layout, and
 /// the swizzled layout needs float4 stores: scalar column reads of a swizzled tile would hit
 /// only 8 banks (a float4 chunk keeps its 4 floats together, so column c is always in a bank
-/// = c mod 4, plus 4 x one of 8 chunk slots). So VecRead requires VecWrite. Streaming: global
+/// = c mod 4, plus 4 x one of 8 chunk slots). So vec_read requires vec_write. Streaming: global
 /// loads and stores carry the streaming cache hint (`__ldcs`, `__stcs`: evict-first in L2).
-template <int Rows, int Cols, int Threads, bool VecRead, bool VecWrite, unsigned Band, bool Streaming = false>
-struct TileConfig {
-  static constexpr int kRows = Rows;        ///< tile rows (rows of A; columns of B)
-  static constexpr int kCols = Cols;        ///< tile columns (columns of A; rows of B)
-  static constexpr int kThreads = Threads;  ///< threads per block
-  static constexpr bool kVecRead = VecRead;    ///< float4 global loads
-  static constexpr bool kVecWrite = VecWrite;  ///< float4 global stores
-  static constexpr unsigned kBand = Band;      ///< tile order: kRowMajor, kColMajor or a band height
-  static constexpr bool kStreaming = Streaming;  ///< global accesses with the streaming (evict-first) hint
+template <class Tile>
+struct WideTileConfig {
+  static constexpr int kRows = Tile::rows;                ///< tile rows (rows of A; columns of B)
+  static constexpr int kCols = Tile::cols;                ///< tile columns (columns of A; rows of B)
+  static constexpr int kThreads = Tile::threads;          ///< threads per block
+  static constexpr bool kVecRead = Tile::vec_read;        ///< float4 global loads
+  static constexpr bool kVecWrite = Tile::vec_write;      ///< float4 global stores
+  static constexpr unsigned kBand = Tile::order;          ///< tile order: kRowMajor, kColMajor or a band height
+  static constexpr bool kStreaming = Tile::streaming;     ///< global accesses with the streaming (evict-first) hint
   /// Needs vector_path() (R, C multiples of 4, 16-byte aligned pointers); otherwise Scalar runs.
-  static constexpr bool kVector = VecRead || VecWrite;
+  static constexpr bool kVector = kVecRead || kVecWrite;
   /// Tile stored with swizzle_chunk() (float4 stores) rather than padded by one column.
-  static constexpr bool kSwizzled = VecWrite;
+  static constexpr bool kSwizzled = kVecWrite;
   /// Floats between consecutive tile rows in shared memory.
-  static constexpr int kPitch = kSwizzled ? Cols : Cols + 1;
+  static constexpr int kPitch = kSwizzled ? kCols : kCols + 1;
   /// Dynamic shared memory of the transpose kernel (the copy kernel uses none).
-  static constexpr std::size_t kSmemBytes = sizeof(float) * static_cast<std::size_t>(Rows) * kPitch;
+  static constexpr std::size_t kSmemBytes = sizeof(float) * static_cast<std::size_t>(kRows) * kPitch;
   /// Global loads per thread (float4s or floats), all issued before the first is used.
-  static constexpr int kLoads = Rows * Cols / (VecRead ? 4 : 1) / Threads;
+  static constexpr int kLoads = kRows * kCols / (kVecRead ? 4 : 1) / kThreads;
   /// Global stores per thread.
-  static constexpr int kStores = Rows * Cols / (VecWrite ? 4 : 1) / Threads;
+  static constexpr int kStores = kRows * kCols / (kVecWrite ? 4 : 1) / kThreads;
   /// The same configuration with scalar accesses: what runs when vector_path() is false.
-  using Scalar = TileConfig<Rows, Cols, Threads, false, false, Band, Streaming>;
+  using Scalar = WideTileConfig<ScalarAccesses<Tile>>;
 
-  static_assert(Threads % 32 == 0 && Threads <= 1024 && (Threads & (Threads - 1)) == 0,
+  static_assert(kThreads % 32 == 0 && kThreads <= 1024 && (kThreads & (kThreads - 1)) == 0,
                 "whole warps, a power of two, at most 1024 threads");
-  static_assert((Rows & (Rows - 1)) == 0 && (Cols & (Cols - 1)) == 0, "powers of two (wide_step() is exact)");
-  static_assert(!VecRead || VecWrite, "float4 loads need the swizzled tile, which needs float4 stores");
-  static_assert(Rows * Cols % ((VecRead ? 4 : 1) * Threads) == 0, "every thread loads the same number of elements");
-  static_assert(Rows * Cols % ((VecWrite ? 4 : 1) * Threads) == 0, "every thread stores the same number of elements");
+  static_assert((kRows & (kRows - 1)) == 0 && (kCols & (kCols - 1)) == 0, "powers of two (wide_step() is exact)");
+  static_assert(!kVecRead || kVecWrite, "float4 loads need the swizzled tile, which needs float4 stores");
+  static_assert(kRows * kCols % ((kVecRead ? 4 : 1) * kThreads) == 0, "every thread loads the same number of elements");
+  static_assert(kRows * kCols % ((kVecWrite ? 4 : 1) * kThreads) == 0,
+                "every thread stores the same number of elements");
 };
 
 /// Loads a thread issues before it stores any (in batches of this many when it has more):
@@ -178,43 +206,5 @@ TRANSPOSE_UNROLL
   }
 }
 // [store]
-
-/// @brief The copy B = A of the tile at (r0, c0) with the configuration's tiles, threads and
-/// accesses, straight through registers (no shared memory, no barrier); the part of thread
-/// `tid`. Float4 when the configuration reads and writes float4. Tiles of any height, e.g.
-/// 1 x 1024 (the access pattern of a plain 1-D copy).
-template <class Cfg>
-__host__ __device__ __forceinline__ void wide_copy(const float* __restrict__ A, float* __restrict__ B, std::int64_t R,
-                                                   std::int64_t C, std::int64_t r0, std::int64_t c0, int tid) {
-  constexpr bool kVec = Cfg::kVecRead && Cfg::kVecWrite;
-  using Item = typename std::conditional<kVec, float4, float>::type;
-  constexpr int kWidth = kVec ? 4 : 1, kPerRow = Cfg::kCols / kWidth;
-  constexpr int kItems = Cfg::kRows * kPerRow / Cfg::kThreads;  // per thread
-  constexpr int kBatch = kItems < kMaxLoadsInFlight ? kItems : kMaxLoadsInFlight;
-  static_assert(Cfg::kCols % 4 == 0 && Cfg::kRows * kPerRow % Cfg::kThreads == 0 && kItems % kBatch == 0,
-                "every thread copies the same number of whole float4s");
-  static_assert(Cfg::kThreads % kPerRow == 0 || kPerRow % Cfg::kThreads == 0, "wide_step() needs one to divide the other");
-  const bool interior = r0 + Cfg::kRows <= R && c0 + Cfg::kCols <= C;
-  const TilePos p0 = kVec ? wide_load_vec(tid, Cfg::kCols) : wide_load_scalar(tid, Cfg::kCols);
-  const std::int64_t first = (r0 + p0.row) * C + c0 + p0.col;  // this thread's first element, in A and in B
-TRANSPOSE_UNROLL
-  for (int b = 0; b < kItems; b += kBatch) {
-    Item v[kBatch];
-TRANSPOSE_UNROLL
-    for (int j = 0; j < kBatch; ++j) {  // every load of the batch first ...
-      const TilePos d = wide_step(b + j, Cfg::kThreads, kPerRow, kWidth);
-      const bool inside = interior || (r0 + p0.row + d.row < R && c0 + p0.col + d.col < C);
-      v[j] = inside ? load_global<Cfg::kStreaming>(reinterpret_cast<const Item*>(A + first + d.row * C + d.col))
-                    : Item{};
-    }
-TRANSPOSE_UNROLL
-    for (int j = 0; j < kBatch; ++j) {  // ... then every store
-      const TilePos d = wide_step(b + j, Cfg::kThreads, kPerRow, kWidth);
-      if (interior || (r0 + p0.row + d.row < R && c0 + p0.col + d.col < C)) {
-        store_global<Cfg::kStreaming>(reinterpret_cast<Item*>(B + first + d.row * C + d.col), v[j]);
-      }
-    }
-  }
-}
 
 }  // namespace transpose

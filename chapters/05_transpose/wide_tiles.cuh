@@ -1,18 +1,20 @@
 /// @file
-/// @brief The tiled transpose as one template (tile shape, threads, float4 or scalar accesses,
-/// tile order), and the tiled copy with the same parameters. v9 runs one configuration; the
-/// tuning search (`transpose_tune`) times many.
+/// @brief The tiled transpose as one template kernel over a named configuration (WideTile: tile
+/// shape, threads, float4 or scalar accesses, tile order). v09 runs one configuration; the
+/// tuning search (tune/, `transpose_tune`) times many, and the tiled copy of each
+/// (tune/wide_copy.cuh).
 ///
-/// One block per tile, as in v4-v7 (a block loads its tile, waits at one barrier, stores it and
+/// One block per tile, as in v04-v07 (a block loads its tile, waits at one barrier, stores it and
 /// exits; the GPU's block scheduler hands the next tile to whichever SM frees up first). What
-/// the template varies:
+/// the configuration varies:
 ///
-/// | parameter | what it changes |
+/// | field | what it changes |
 /// |---|---|
-/// | Rows x Cols | the tile: each block reads Cols x 4 contiguous bytes of Rows rows of A and writes Rows x 4 contiguous bytes of Cols rows of B |
-/// | Threads | threads per block; with the tile, the loads each thread has in flight before the barrier |
-/// | VecRead, VecWrite | float4 or scalar global loads / stores |
-/// | Band | the tile order (tile_banded()): row-major, column-major, or bands of Band tile rows |
+/// | rows x cols | the tile: each block reads cols x 4 contiguous bytes of `rows` rows of A and writes rows x 4 contiguous bytes of `cols` rows of B |
+/// | threads | threads per block; with the tile, the loads each thread has in flight before the barrier |
+/// | vec_read, vec_write | float4 or scalar global loads / stores |
+/// | order | the tile order (tile_banded()): row-major, column-major, or bands of `order` tile rows |
+/// | streaming | evict-first cache hints on the global accesses |
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,12 +27,12 @@
 #include "common/launch.hpp"
 #include "tiles.cuh"
 #include "transpose.hpp"
-#include "wide_tile_phases.cuh"  // TileConfig, wide_load(), wide_store(), wide_copy()
+#include "wide_tile_phases.cuh"  // WideTile, WideTileConfig, wide_load(), wide_store()
 
 namespace transpose {
 
 /// @brief B = A^T, one Rows x Cols tile per block, tiles in tile_banded() order (the kernel of
-/// v9 and of the tuning search's transposes).
+/// v09 and of the tuning search's transposes).
 ///
 /// Edge tiles (cut by the matrix's last rows or columns) take the checked path; the condition
 /// is the same for every thread of a block, so the barrier inside it is safe.
@@ -56,25 +58,16 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 }
 // [kernel]
 
-/// @brief B = A with the tiles, threads and order of the transpose (wide_copy()): the roof of
-/// a configuration.
-template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads)
-    copy_wide_tiles(const float* __restrict__ A, float* __restrict__ B, std::int64_t R, std::int64_t C,
-                    unsigned tiles_r, unsigned tiles_c) {
-  const TileCoord t = tile_banded(blockIdx.x, tiles_r, tiles_c, Cfg::kBand);
-  wide_copy<Cfg>(A, B, R, C, t.row * Cfg::kRows, t.col * Cfg::kCols, static_cast<int>(threadIdx.x));
-}
-
-/// @brief Runs transpose_wide_tiles<Cfg> on any R x C >= 1: one block per tile. A float4
-/// configuration runs its Scalar twin when vector_path() is false (R or C not a multiple of 4,
-/// or a misaligned pointer).
-template <class Cfg>
+/// @brief Runs transpose_wide_tiles with the configuration `Tile` (a WideTile) on any R x C >= 1:
+/// one block per tile. A float4 configuration runs its scalar twin (ScalarAccesses<Tile>) when
+/// vector_path() is false (R or C not a multiple of 4, or a misaligned pointer).
+template <class Tile>
 void launch_transpose_wide_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
+  using Cfg = WideTileConfig<Tile>;
   if (R <= 0 || C <= 0) return;
   if constexpr (Cfg::kVector) {
     if (!vector_path(A, B, R, C)) {
-      launch_transpose_wide_tiles<typename Cfg::Scalar>(A, B, R, C, stream);
+      launch_transpose_wide_tiles<ScalarAccesses<Tile>>(A, B, R, C, stream);
       return;
     }
   }
@@ -86,39 +79,18 @@ void launch_transpose_wide_tiles(const float* A, float* B, std::int64_t R, std::
   CUDA_CHECK_LAUNCH();
 }
 
-/// @brief Runs copy_wide_tiles<Cfg> (B = A) on any R x C >= 1; scalar when vector_path() is false.
-template <class Cfg>
-void launch_copy_wide_tiles(const float* A, float* B, std::int64_t R, std::int64_t C, cudaStream_t stream) {
-  if (R <= 0 || C <= 0) return;
-  if constexpr (Cfg::kVector) {
-    if (!vector_path(A, B, R, C)) {
-      launch_copy_wide_tiles<typename Cfg::Scalar>(A, B, R, C, stream);
-      return;
-    }
-  }
-  const std::int64_t tiles_r = ceil_div(R, Cfg::kRows), tiles_c = ceil_div(C, Cfg::kCols);
-  const unsigned blocks = tut::blocks_for(tiles_r * tiles_c, 1);
-  copy_wide_tiles<Cfg><<<blocks, Cfg::kThreads, 0, stream>>>(A, B, R, C, static_cast<unsigned>(tiles_r),
-                                                             static_cast<unsigned>(tiles_c));
-  CUDA_CHECK_LAUNCH();
-}
-
-/// "" if this GPU gives a block the shared memory of Cfg's transpose and of its scalar twin
+/// "" if this GPU gives a block the shared memory of Tile's transpose and of its scalar twin
 /// (which runs for shapes without the vector path), else why not: sm_75 allows 64 KiB, too
 /// little for a 128 x 129 padded tile.
-template <class Cfg>
+template <class Tile>
 std::string smem_unavailable() {
+  using Cfg = WideTileConfig<Tile>;
   int device = 0, optin = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t need = Cfg::kSmemBytes > Cfg::Scalar::kSmemBytes ? Cfg::kSmemBytes : Cfg::Scalar::kSmemBytes;
   if (need <= static_cast<std::size_t>(optin)) return "";
   return "needs " + std::to_string(need) + " bytes of shared memory per block, this GPU allows " + std::to_string(optin);
-}
-
-/// The name of a tile order in configuration names: "rm", "cm" or "g<band>".
-inline std::string order_name(unsigned band) {
-  return band == kRowMajor ? "rm" : band == kColMajor ? "cm" : "g" + std::to_string(band);
 }
 
 /// The tile order in words.
@@ -128,19 +100,11 @@ inline std::string order_summary(unsigned band) {
                              : "bands of " + std::to_string(band) + " tile rows";
 }
 
-/// @brief A configuration's name in the search's table: `<prefix><Rows>x<Cols>_t<Threads>_<access>_<order>`,
-/// e.g. "tr64x64_t256_f4_g8" is TileConfig<64, 64, 256, true, true, 8>; access f4 = float4
-/// loads and stores, f1 = scalar both, f1f4 = scalar loads, float4 stores; "_cs" = streaming hints.
-template <class Cfg>
-std::string config_name(const char* prefix) {
-  const char* access = Cfg::kVecRead ? "f4" : Cfg::kVecWrite ? "f1f4" : "f1";
-  return prefix + std::to_string(Cfg::kRows) + "x" + std::to_string(Cfg::kCols) + "_t" +
-         std::to_string(Cfg::kThreads) + "_" + access + "_" + order_name(Cfg::kBand) + (Cfg::kStreaming ? "_cs" : "");
-}
-
-/// A transpose configuration in words (tile, threads, accesses per thread, order, shared memory).
-template <class Cfg>
+/// A transpose configuration (a WideTile) in words: tile, threads, accesses per thread, order,
+/// shared memory.
+template <class Tile>
 std::string config_summary() {
+  using Cfg = WideTileConfig<Tile>;
   return std::to_string(Cfg::kRows) + "x" + std::to_string(Cfg::kCols) + " tiles, " + std::to_string(Cfg::kThreads) +
          " threads x " + std::to_string(Cfg::kLoads) + (Cfg::kVecRead ? " float4" : " scalar") + " loads, " +
          (Cfg::kVecWrite ? "float4" : "scalar") + " stores, " + (Cfg::kStreaming ? "streaming hints, " : "") +

@@ -1,8 +1,11 @@
-// transpose_tune: the tuning search of chapter 05. Times every candidate configuration of the
-// wide-tile transpose (tune_candidates.cu), the tiled copy of each (the roof of that tile shape
-// and order), and the TMA variants (tune_tma.cu), next to cudaMemcpy, cublasSgeam and the
-// chapter's v6, v8 and v9, on the large shapes. Every row is checked exactly before it is
-// timed (all of B up to 2^26 elements, a sample of B above) and re-checked after timing.
+/// @file
+/// @brief transpose_tune: the tuning search of chapter 05, run by tut::chapter_main like the
+/// chapter executable (same flags).
+// Times every candidate configuration of the wide-tile transpose (wide_candidates.cu), the tiled
+// copy of each (the roof of that tile shape and order), and the TMA variants (tma_candidates.cu),
+// next to cudaMemcpy, cublasSgeam and the chapter's v06, v08, v09 and v10 (v09 and v10 run two
+// of the candidates), on the large shapes. Every row is checked exactly before it is timed (all
+// of B up to 2^26 elements, a sample of B above) and re-checked after timing.
 //
 //   transpose_tune                                  # 8192^2, 16384^2, 8192x1024, 1024x8192
 //   transpose_tune --json transpose_tune.json       # for docs/results/ ("Also measured: tune")
@@ -21,7 +24,7 @@
 #include "common/harness.hpp"
 #include "common/random.hpp"
 #include "transpose.hpp"
-#include "tune.hpp"
+#include "tune/tune.hpp"
 
 namespace transpose {
 
@@ -31,10 +34,10 @@ namespace {
 constexpr std::size_t kFullCheckLimit = std::size_t{1} << 26;
 
 /// The chapter's rows shown next to the candidates: the roofs, the libraries, the best plain
-/// versions so far, and v9 (which runs one of the candidates).
+/// versions so far, and v09 and v10 (which run two of the candidates).
 const std::vector<std::string>& anchor_names() {
-  static const std::vector<std::string> names = {"cudaMemcpy", "cublasSgeam", "v6_four_tiles", "v8_tma",
-                                                 "v9_tuned_tiles"};
+  static const std::vector<std::string> names = {"cudaMemcpy", "cublasSgeam", "v06_four_tiles", "v08_tma",
+                                                 "v09_tuned_tiles", "v10_tma_tuned"};
   return names;
 }
 
@@ -88,9 +91,10 @@ tut::ErrorStats sampled_check(const float* dB, const std::vector<float>& hA, std
 class TuneChapter final : public tut::Chapter {
  public:
   std::string name() const override { return "transpose_tune"; }
+  bool is_search() const override { return true; }
   std::string description() const override {
     return "Chapter 05's tuning search: wide-tile transposes (tile shape, threads, float4, tile order), the tiled "
-           "copy of each, TMA variants, next to cudaMemcpy, cublasSgeam, v6, v8 and v9.";
+           "copy of each, TMA variants, next to cudaMemcpy, cublasSgeam, v06, v08, v09 and v10.";
   }
 
   void add_options(tut::Cli& cli) override {
@@ -140,7 +144,7 @@ class TuneChapter final : public tut::Chapter {
     session.begin_problem(problem, tut::Metric::gbps, session.device().copy_gbps,
                           "device-to-device cudaMemcpy of 1 GiB, measured at start-up");
     tut::ProblemResult& result = session.current();
-    result.baseline = "v6_four_tiles";
+    result.baseline = "v06_four_tiles";
     result.library = "cublasSgeam";
 
     for (const Version& v : rows) {
@@ -178,6 +182,7 @@ class TuneChapter final : public tut::Chapter {
 
 }  // namespace transpose
 
+/// Runs the search with the chapter harness (tut::chapter_main): the same flags as the chapter executable.
 int main(int argc, char** argv) {
   transpose::TuneChapter chapter;
   return tut::chapter_main(chapter, argc, argv);
