@@ -1,4 +1,5 @@
-// The vendor baseline: cublasSgemv for y = A x and y = A^T x, and the chapter's cuBLAS handle.
+// The vendor baseline: cublasSgemv for y = A x and y = A^T x, on this thread's cuBLAS handle
+// (common/cublas_handle.hpp).
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
@@ -6,23 +7,12 @@
 
 #include "common/check.hpp"
 #include "common/cublas_check.hpp"
+#include "common/cublas_handle.hpp"
 #include "gemv.hpp"
 
 namespace gemv {
 
 namespace {
-
-/// Owns the cuBLAS handle; destroyed at exit (before the CUDA runtime's own teardown, since it
-/// is created after the runtime), so leak checkers see every cuBLAS allocation freed.
-struct HandleOwner {
-  cublasHandle_t handle = nullptr;
-  HandleOwner() { CUBLAS_CHECK(cublasCreate(&handle)); }
-  ~HandleOwner() {
-    if (handle != nullptr) cublasDestroy(handle);
-  }
-  HandleOwner(const HandleOwner&) = delete;
-  HandleOwner& operator=(const HandleOwner&) = delete;
-};
 
 int as_int(std::int64_t v, const char* what) {
   if (v > INT_MAX) throw std::invalid_argument(std::string("cublasSgemv: ") + what + " does not fit in an int");
@@ -48,10 +38,7 @@ void gemv_call(cublasHandle_t h, cublasOperation_t op, std::int64_t M, std::int6
 
 }  // namespace
 
-cublasHandle_t cublas_handle() {
-  static HandleOwner owner;
-  return owner.handle;
-}
+cublasHandle_t cublas_handle() { return tut::cublas_handle_on(nullptr); }
 
 // cuBLAS is column-major. Our A is row-major M x K with row stride K: read column-major with
 // leading dimension K, the same bytes are a K x M matrix, namely A^T. So:
@@ -64,18 +51,14 @@ void launch_cublas_gemv_ax(const float* A, const float* x, float* y, std::int64_
                            cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;
   const float alpha = 1.0f, beta = 0.0f;
-  cublasHandle_t h = cublas_handle();
-  CUBLAS_CHECK(cublasSetStream(h, stream));
-  gemv_call(h, CUBLAS_OP_T, M, K, &alpha, A, x, &beta, y);
+  gemv_call(tut::cublas_handle_on(stream), CUBLAS_OP_T, M, K, &alpha, A, x, &beta, y);
 }
 
 void launch_cublas_gemv_atx(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                             cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;
   const float alpha = 1.0f, beta = 0.0f;
-  cublasHandle_t h = cublas_handle();
-  CUBLAS_CHECK(cublasSetStream(h, stream));
-  gemv_call(h, CUBLAS_OP_N, M, K, &alpha, A, x, &beta, y);
+  gemv_call(tut::cublas_handle_on(stream), CUBLAS_OP_N, M, K, &alpha, A, x, &beta, y);
 }
 // [cublas]
 

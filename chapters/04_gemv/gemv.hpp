@@ -154,11 +154,15 @@ void launch_gemvt_t4_overlap_clear(const float* A, const float* x, float* y, std
 void launch_gemvt_t5_fine_split(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                 cudaStream_t stream);
 
-/// What t3, t4 and t5 change in t2's kernel and launch plan.
+/// What t3, t4 and t5 change in t2's kernel and launch plan (each sets its own in its file).
 struct Float4ColumnsOptions {
   bool streaming = false;      ///< read A with the streaming hint (t3)
   bool overlap_clear = false;  ///< clear y in a kernel that lets the main one start early (t4; implies streaming)
-  bool fine_split = false;     ///< 16 waves of blocks, chunks from 16 rows, instead of 4 and 64 (t5)
+  /// Full waves of blocks the launch plan aims for (rows split into that many chunks per strip).
+  /// t2's 4: a search over 1, 2, 4 and 8 waves (H200) found 2 waves 1-2% behind cublasSgemv on
+  /// 8192^2 and 4 or 8 waves 1-3% ahead; smaller chunks also shorten the tail. t5 sets its own.
+  std::int64_t waves = 4;
+  std::int64_t min_rows = 64;  ///< the smallest row chunk a block takes (t5 sets its own)
 };
 /// t2's kernel and launch plan with `options` (t2: none, t3: streaming, t4: and the overlapped
 /// clear, t5: and the finer split). Defined in t2_float4_columns.cu.
@@ -169,8 +173,8 @@ void launch_gemvt_float4_columns(const float* A, const float* x, float* y, std::
 /// @name The vendor baseline (baseline_cublas.cpp)
 /// @{
 
-/// The chapter's cuBLAS handle: created on first use (untimed: the first call of every version
-/// is the correctness check), destroyed at exit.
+/// This thread's cuBLAS handle (tut::cublas_handle_on()): main() calls it once, before anything is
+/// timed, so that no timed run pays for its creation; destroyed at exit.
 cublasHandle_t cublas_handle();
 /// y = A x with cublasSgemv (CUBLAS_OP_T on the column-major view of A, see the chapter page).
 void launch_cublas_gemv_ax(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,

@@ -44,11 +44,7 @@ class GemvChapter final : public tut::Chapter {
                    {"ax", "atx", "both"});
   }
 
-  std::vector<tut::VersionInfo> versions() const override {
-    std::vector<tut::VersionInfo> all;
-    for (const auto& v : gemv::versions()) all.push_back(v.info);
-    return all;
-  }
+  std::vector<tut::VersionInfo> versions() const override { return tut::infos_of(gemv::versions()); }
 
   std::vector<tut::Problem> problems(bool sweep) const override {
     if ((m_ > 0) != (k_ > 0)) throw tut::UsageError("--m and --k go together (one shape)");

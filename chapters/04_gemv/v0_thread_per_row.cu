@@ -35,7 +35,9 @@ __global__ void gemv_v0_thread_per_row(const float* A, const float* x, float* y,
 /// **Predicted.** A small fraction of the copy bandwidth (~10-25% at 16384^2, where L1 rescues
 /// part of each sector), and far less on 1024 x 65536 (32 warps in the whole GPU).
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100 run at 0b38325).** 16384^2: 2.27 ms, 473 GB/s, 15.7% of the copy roof, 0.164x
+/// cublasSgemv; 1024 x 65536: 9.09 ms, 29.6 GB/s, 0.984%, 0.0134x; 4096^2: 3.90%. As predicted:
+/// inside the 10-25% at 16384^2, and far less with 32 warps on 1024 x 65536.
 void launch_gemv_v0_thread_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                    cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;

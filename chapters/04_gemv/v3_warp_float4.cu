@@ -29,12 +29,14 @@ __global__ void gemv_v3_warp_float4(const float* __restrict__ A, const float* __
   const int lane = threadIdx.x % kWarpSize;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kV3Warps + threadIdx.x / kWarpSize;
   if (row >= M) return;  // the whole warp
+  // [split]
   const float* a = A + row * K;
   const std::int64_t head = row_peel(a, K);    // scalars before a's first 16-byte boundary
   const std::int64_t n_vec = (K - head) / 4;  // whole float4s after it
   const float4* a4 = reinterpret_cast<const float4*>(a + head);
   const float* xh = x + head;
   const bool x_vec = is_aligned16(xh);  // the same for the whole warp: no divergence
+  // [split]
 
   float sum = 0.0f;
   if (lane < head) sum = a[lane] * x[lane];  // head: at most 3 elements
@@ -63,7 +65,9 @@ __global__ void gemv_v3_warp_float4(const float* __restrict__ A, const float* __
 /// **Predicted.** Close to the copy roof on 16384^2 and 65536 x 1024; the exercise asks for
 /// exactly this kernel.
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100 run at 0b38325).** 16384^2: 0.365 ms, 2940 GB/s, 97.9% of the copy roof, 1.02x
+/// cublasSgemv; 65536 x 1024: 0.100 ms, 89.4%, 1.03x; 4096^2: 1.09x; 1024 x 65536: 48.8%, 0.663x.
+/// As predicted: close to the roof on both shapes named; 1024 x 65536 is left to v4 and v6.
 void launch_gemv_v3_warp_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                 cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;

@@ -67,7 +67,10 @@ __global__ void gemv_v4_float4_ilp(const float* __restrict__ A, const float* __r
 /// **Predicted.** A few percent over v3 where occupancy is full; more where it is not
 /// (4096^2: 4096 warps, half of an H100).
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100 run at 0b38325).** 4096^2: 0.0355 ms, 1890 GB/s, 62.9% of the copy roof, 1.14x
+/// cublasSgemv (v3: 0.0372 ms); 16384^2: 0.361 ms, 99.0%, 1.03x; 1024 x 65536: 0.131 ms, 68.2%,
+/// 0.927x (v3: 0.183 ms). As predicted: 1% over v3 at full occupancy and 5% on 4096^2; the largest
+/// gain, 1.40x, is on 1024 x 65536, which has fewer warps still.
 void launch_gemv_v4_float4_ilp(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;

@@ -40,11 +40,15 @@ __global__ void clear_for_dependent(float* __restrict__ y, std::int64_t n) {
 /// **Predicted.** The memset step's 1-2 us are hidden: on 4096^2 about 4% faster than t3,
 /// level with or slightly ahead of cublasSgemv; no change on the larger shapes.
 ///
-/// **Measured (H100, chapter table).** 0.0311 ms on 4096^2: 0.999x cublasSgemv (t3: 0.951x),
-/// about the 5% predicted, but a tie rather than "slightly ahead"; 1.023x on 8192^2.
+/// **Measured (H100 run at 0b38325).** 4096^2: 0.0315 ms, 2130 GB/s, 71.0% of the copy roof, 0.994x
+/// cublasSgemv, 1.06x t3; 8192^2: 1.03x; 16384^2: 1.06x (t3: 1.05x). About the predicted gain over
+/// t3 (6%; 4% predicted), but a tie with cuBLAS rather than "slightly ahead".
 void launch_gemvt_t4_overlap_clear(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                    cudaStream_t stream) {
-  launch_gemvt_float4_columns(A, x, y, M, K, {true, true, false}, stream);
+  Float4ColumnsOptions options;
+  options.streaming = true;
+  options.overlap_clear = true;
+  launch_gemvt_float4_columns(A, x, y, M, K, options, stream);
 }
 
 }  // namespace gemv

@@ -34,7 +34,10 @@ __global__ void gemvt_t0_thread_per_column(const float* A, const float* x, float
 /// **Predicted.** Far below the roof on every listed shape, worst on 65536 x 1024 (a few % of
 /// the copy bandwidth); best on 1024 x 65536 (2048 warps).
 ///
-/// **Measured.** See the chapter page's table.
+/// **Measured (H100 run at 0b38325).** 65536 x 1024: 7.27 ms, 37.0 GB/s, 1.23% of the copy roof,
+/// 0.0150x cublasSgemv; 16384^2: 1.90 ms, 18.8%, 0.207x; 1024 x 65536: 0.152 ms, 58.8%, 0.680x;
+/// 2097152 x 32 (32 threads in all): 213 ms. As predicted: far below the roof, worst on 65536 x
+/// 1024 of the listed shapes and best on 1024 x 65536.
 void launch_gemvt_t0_thread_per_column(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                        cudaStream_t stream) {
   if (M <= 0 || K <= 0) return;

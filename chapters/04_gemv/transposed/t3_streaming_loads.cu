@@ -28,13 +28,18 @@ namespace gemv {
 /// disappear: about 15% faster than t2, level with cublasSgemv. On 8192^2 (256 MiB) a few
 /// percent; on 16384^2 nothing.
 ///
-/// **Measured (H100, chapter table).** 0.0327 ms on 4096^2, 11% faster than t2 (0.0367 ms):
-/// 0.951x cublasSgemv, from 0.848x. Under ncu, t3's kernel wrote 6.9 MB to DRAM (t2: 21 MB).
-/// The prediction "level with cuBLAS" missed by 5%: that was the memset step (t4). On 8192^2 no
-/// change (1.008x); on 16384^2 slightly slower than t2 (1.051x against 1.068x).
+/// **Measured (H100 run at 0b38325).** 4096^2: 0.0335 ms, 2010 GB/s, 66.8% of the copy roof, 0.935x
+/// cublasSgemv, 1.11x t2 (0.0371 ms); 8192^2: 1.01x (t2: 1.01x); 16384^2: 0.373 ms, 1.05x (t2:
+/// 1.07x). Under ncu (an earlier H100 run) t3's kernel wrote 6.9 MB to DRAM (t2: 21 MB). Predicted
+/// 15% and "level with cuBLAS", measured 11% and 0.935x: the rest was the memset step (t4). As
+/// predicted, no gain on the larger shapes.
+// [launch]
 void launch_gemvt_t3_streaming_loads(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                      cudaStream_t stream) {
-  launch_gemvt_float4_columns(A, x, y, M, K, {true, false, false}, stream);
+  Float4ColumnsOptions options;
+  options.streaming = true;
+  launch_gemvt_float4_columns(A, x, y, M, K, options, stream);
 }
+// [launch]
 
 }  // namespace gemv

@@ -4,6 +4,11 @@
 
 namespace gemv {
 
+/// t5's split plan: full waves of blocks aimed for (t2-t4: 4).
+constexpr std::int64_t kT5Waves = 16;
+/// The smallest row chunk of a block in t5 (t2-t4: 64).
+constexpr std::int64_t kT5MinRows = 16;
+
 /// @brief t5: t4's kernel and overlapped clear; the launcher aims for 16 waves of blocks with
 /// chunks from 16 rows (t2-t4: 4 waves, chunks from 64 rows).
 ///
@@ -26,13 +31,21 @@ namespace gemv {
 /// 0.1008 ms on 8192^2 (1.047x, t4 1.025x). Expected in the chapter's run: about 1.03x on 4096^2
 /// and 8192^2, no change on the largest shapes.
 ///
-/// **Measured (H100, chapter table).** As expected from the search: 1.021x cublasSgemv on 4096^2,
-/// 1.050x on 8192^2, and also ahead of t4 on the large and narrow shapes (1.079x on 16384^2 at
-/// 98.4% of the copy roof, 1.097x on 65536 x 1024, 1.031x on 1024 x 65536): the best A^T x
-/// version on every shape of issue 4. On 2097152 x 32 t1 stays best (t5 0.934x).
+/// **Measured (H100 run at 0b38325).** 4096^2: 0.0305 ms, 2200 GB/s, 73.2% of the copy roof, 1.03x
+/// cublasSgemv; 8192^2: 1.05x; 16384^2: 0.364 ms, 98.2%, 1.08x; 65536 x 1024: 1.10x; 1024 x 65536:
+/// 1.03x: the best A^T x version on every listed shape, as the search expected (about 1.03x on
+/// 4096^2 and 8192^2), and a little ahead of t4 on the large shapes too. On 2097152 x 32 t1 stays
+/// best (t5: 0.919x, t1: 1.05x).
+// [launch]
 void launch_gemvt_t5_fine_split(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                 cudaStream_t stream) {
-  launch_gemvt_float4_columns(A, x, y, M, K, {true, true, true}, stream);
+  Float4ColumnsOptions options;  // t4's kernel and overlapped clear ...
+  options.streaming = true;
+  options.overlap_clear = true;
+  options.waves = kT5Waves;  // ... with the finer split, the one new thing
+  options.min_rows = kT5MinRows;
+  launch_gemvt_float4_columns(A, x, y, M, K, options, stream);
 }
+// [launch]
 
 }  // namespace gemv

@@ -14,14 +14,6 @@ constexpr int kT2Vec = 4;
 constexpr int kT2Cols = kWarpSize * kT2Vec;
 /// Warps per block.
 constexpr int kT2Warps = 8;
-/// Smallest row chunk a block takes.
-constexpr std::int64_t kT2MinRows = 64;
-/// Full waves of blocks the launcher aims for (rows split into that many chunks per strip).
-constexpr std::int64_t kT2Waves = 4;
-/// t5's finer split: full waves of blocks aimed for, and the smallest row chunk.
-constexpr std::int64_t kT5Waves = 16;
-/// Smallest row chunk of a block in t5.
-constexpr std::int64_t kT5MinRows = 16;
 
 /// @brief t1's tiling with 128 columns per block, 4 per lane.
 ///
@@ -109,18 +101,20 @@ __global__ void gemvt_t2_float4_columns(const float* __restrict__ A, const float
 /// cublasSgemv (CUBLAS_OP_N).
 ///
 /// **Measured (H200).** The first run (two waves) was below cublasSgemv on 4096^2 (0.79x) and
-/// 8192^2 (0.93x), at or above it elsewhere. A scratch search of the same kernel (1-8 waves,
-/// chunk sizes, deeper unrolling, a last-block-done reduction instead of atomics, warps reading
-/// one row side by side, cuBLAS-like one-wave blocks of 16 warps) moved 8192^2 to 1.02-1.03x
-/// with four waves (what t2 now uses), but no variant passed 0.85x on 4096^2: cuBLAS runs one
-/// wave of 128 blocks of 512 threads at 128 registers there (ncu), at 69% of DRAM bandwidth,
-/// and we did not find what else it does. In the chapter's own run with four waves, t2 is 0.83x
-/// cuBLAS on 4096^2 and 0.97x on 8192^2 (the scratch benchmark's 1.02x did not carry over), and
-/// at or above it on the other shapes. On the H100: 0.848x on 4096^2, 1.007x on 8192^2; t3-t5
-/// close the 4096^2 gap.
+/// 8192^2 (0.93x), at or above it elsewhere. A scratch search of the same kernel (1-8 waves, chunk
+/// sizes, deeper unrolling, a last-block-done reduction instead of atomics, warps reading one row
+/// side by side, cuBLAS-like one-wave blocks of 16 warps) moved 8192^2 to 1.02-1.03x with four
+/// waves (what t2 now uses), but no variant passed 0.85x on 4096^2: cuBLAS runs one wave of 128
+/// blocks of 512 threads at 128 registers there (ncu), at 69% of DRAM bandwidth, and we did not
+/// find what else it does. In the chapter's own run with four waves, t2 is 0.83x cuBLAS on 4096^2
+/// and 0.97x on 8192^2 (the scratch benchmark's 1.02x did not carry over), and at or above it on
+/// the other shapes. **H100 run at 0b38325 (the chapter page's table):** 4096^2: 0.0371 ms,
+/// 1810 GB/s, 60.3% of the copy roof, 0.844x cublasSgemv; 8192^2: 1.01x; 16384^2: 0.366 ms, 97.7%,
+/// 1.07x; 65536 x 1024: 1.06x; 1024 x 65536: 0.997x. The prediction holds except on 4096^2; t3-t5
+/// close that gap.
 void launch_gemvt_t2_float4_columns(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                                     cudaStream_t stream) {
-  launch_gemvt_float4_columns(A, x, y, M, K, {false, false, false}, stream);
+  launch_gemvt_float4_columns(A, x, y, M, K, Float4ColumnsOptions{}, stream);
 }
 
 namespace {
@@ -145,11 +139,8 @@ void launch_gemvt_float4_columns(const float* A, const float* x, float* y, std::
   const bool vec = K % 4 == 0 && is_aligned16(A);
   const auto kernel = float4_columns_kernel(vec, options);
   const std::int64_t strips = (K + kT2Cols - 1) / kT2Cols;
-  // Four full waves of blocks: a search over 1, 2, 4 and 8 waves (H200) found 2 waves 1-2% behind
-  // cublasSgemv on 8192^2 and 4 or 8 waves 1-3% ahead; smaller chunks also shorten the tail.
-  const std::int64_t waves = options.fine_split ? kT5Waves : kT2Waves;
-  const std::int64_t target = waves * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
-  const SplitPlan plan = plan_split(M, strips, target, options.fine_split ? kT5MinRows : kT2MinRows, 1);
+  const std::int64_t target = options.waves * static_cast<std::int64_t>(tut::full_wave_blocks(kernel, kThreads));
+  const SplitPlan plan = plan_split(M, strips, target, options.min_rows, 1);
   const bool accumulate = plan.splits > 1;
   const dim3 grid(tut::blocks_for(K, kT2Cols), static_cast<unsigned>(plan.splits));
   if (accumulate && options.overlap_clear) {  // t4: clear y in a kernel that lets this one start early
