@@ -7,45 +7,24 @@
 /// (an N x K column-major matrix with leading dimension N) and A as the second (K x M, leading
 /// dimension K). No data is moved; only the roles are swapped.
 ///
-/// One handle serves every call. It is created on first use (that is the untimed check run
-/// before timing) and destroyed at exit; each call only binds it to the stream.
+/// One handle per thread serves every call (common/cublas_handle.hpp). It is created on first use
+/// (that is the untimed check run before timing); each call only binds it to the stream.
 #include <cublas_v2.h>
 
 #include <algorithm>
 
 #include "common/check.hpp"
 #include "common/cublas_check.hpp"
+#include "common/cublas_handle.hpp"
 #include "gemm.hpp"
 
 namespace gemm {
 
 namespace {
 
-/// Owns the cuBLAS handle (created once, destroyed at exit before the CUDA runtime shuts down:
-/// a function-local static is constructed after the runtime is initialized, so it dies first).
-class CublasHandle {
- public:
-  CublasHandle() {
-    CUBLAS_CHECK(cublasCreate(&handle_));
-    // Default math mode: SGEMM stays in true fp32 (TF32 only when asked for, below).
-    CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
-  }
-  ~CublasHandle() {
-    if (handle_ != nullptr) cublasDestroy(handle_);
-  }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
-
-cublasHandle_t handle_on(cudaStream_t stream) {
-  static CublasHandle handle;
-  CUBLAS_CHECK(cublasSetStream(handle.get(), stream));
-  return handle.get();
-}
+/// This thread's handle, bound to `stream` (common/cublas_handle.hpp). Default math mode: SGEMM
+/// stays in true fp32 (TF32 only when asked for, below, by its compute type).
+cublasHandle_t handle_on(cudaStream_t stream) { return tut::cublas_handle_on(stream, CUBLAS_DEFAULT_MATH); }
 
 /// cuBLAS takes int dimensions.
 void check_cublas_dims(std::int64_t m, std::int64_t n, std::int64_t k) { check_dims(m, n, k); }
@@ -66,7 +45,7 @@ void launch_cublas_sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float a
 }
 
 /// cuBLAS with TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32): fp32 storage, TF32 multiplies,
-/// fp32 accumulation. Given TF32-rounded inputs, as our v9 gets.
+/// fp32 accumulation. Given TF32-rounded inputs, as our v10 gets.
 void launch_cublas_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                         const float* b, float beta, float* c, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;

@@ -1,5 +1,5 @@
 /// @file
-/// @brief Chapter 06's exercise: 2-D register blocking (v4's idea) on a strided thread tile.
+/// @brief Chapter 06's exercise: 2-D register blocking (v04's idea) on a strided thread tile.
 ///
 /// The student writes exercises/06_gemm/gemm_2d_blocktile.cu, which defines this launcher. It is
 /// built into its own small program, build/bin/exercise_gemm (the launcher, and the harness that

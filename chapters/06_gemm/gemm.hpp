@@ -194,35 +194,35 @@ tut::ErrorStats check_output(const Reference& ref, const float* got, const tut::
 std::string format_index(std::size_t index, std::int64_t n);
 /// @}
 
-/// @name The fp32 ladder (one file each: v0_naive.cu ... v8_tuned.cu)
+/// @name The fp32 ladder (one file each: fp32/v00_naive.cu ... fp32/v09_by_shape.cu)
 /// @{
-void launch_gemm_v0_naive(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v00_naive(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                           const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v1_coalesced(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v01_coalesced(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v2_smem_tiles(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v02_smem_tiles(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v3_blocktile_1d(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v03_blocktile_1d(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                  const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v4_blocktile_2d(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v04_blocktile_2d(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                  const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v5_vectorized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v05_vectorized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v6_warptile(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v06_warptile(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                              const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v7_pipelined(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v07_pipelined(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v8_tuned(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v08_tuned(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                           const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v11_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v09_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
-/// @name Tensor cores (sm_80 and later)
+/// @name Tensor cores (sm_80 and later; tensor_cores/v10_wmma_tf32.cu, tensor_cores/v11_mma_bf16.cu)
 /// @{
-void launch_gemm_v9_wmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+void launch_gemm_v10_wmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream);
-void launch_gemm_v10_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+void launch_gemm_v11_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
@@ -255,43 +255,7 @@ void launch_cublas_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float al
                         const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
-/// One configuration of the tuning search (v8_tuned.cu): a named instantiation of v7's kernel.
-struct TuneCandidate {
-  std::string name;     ///< e.g. "t128x128x8_w64x64_t16x8_s3"
-  std::string summary;  ///< the parameters in words
-  LaunchF32 launch;     ///< runs it
-  bool is_tuned;        ///< true for the configuration v8_tuned runs
-};
-
-/// The configurations `gemm --tune` times (at most 8, to keep compile times reasonable).
-const std::vector<TuneCandidate>& tune_candidates();
-
-/// The configurations v11_by_shape chooses from (v11_by_shape.cu), each as a candidate that
-/// `gemm --tune --dtype fp32` times too (none is marked is_tuned: v11 runs several).
-const std::vector<TuneCandidate>& shape_candidates();
-
 /// The number of SMs of the current device (one cached query).
 int sm_count();
-
-/// The configurations v11 chooses from by shape (v11_by_shape.cu; also among shape_candidates()).
-enum class ShapeConfig {
-  large,  ///< 128 x 256 tiles, one block per SM (v8's configuration)
-  small,  ///< 64 x 128 tiles of 128 threads (8 x 8 each), 4 stages, three blocks per SM, C staged when unaligned
-};
-
-/// v11's choice for an m x n problem on a GPU with `sms` SMs: Large when its tiles fill at least
-/// 90% of the rounds they need (B's alignment does not enter: v11 pads an unaligned B first).
-ShapeConfig choose_config(std::int64_t m, std::int64_t n, int sms);
-
-/// One configuration of v10's search (v10_mma_bf16.cu): a named instantiation of v10's kernel.
-struct TuneCandidateBF16 {
-  std::string name;     ///< e.g. "m128x256x64_w64x64_s4_db_b1"
-  std::string summary;  ///< the parameters in words
-  LaunchBF16 launch;    ///< runs it
-  bool is_tuned;        ///< true for the configuration v10_mma_bf16 runs (on GPUs with the shared memory)
-};
-
-/// The configurations `gemm --tune --dtype bf16` times (at most 8).
-const std::vector<TuneCandidateBF16>& tune_candidates_bf16();
 
 }  // namespace gemm

@@ -1,15 +1,15 @@
 /// @file
 /// @brief Device helpers shared by the GEMM kernels: the epilogue, guarded vector loads and
-/// stores, and thin wrappers around the sm_80 PTX instructions (cp.async, ldmatrix, mma.sync).
-///
-/// Each wrapper is followed by a comment with what it stands for in plain terms, so a reader
-/// never has to take a helper on trust.
+/// stores, the order of the block tiles; and the sm_80 PTX wrappers (cp.async, ldmatrix,
+/// mma.sync) of common/ampere_ptx.cuh by the short names the kernels use.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "common/ampere_ptx.cuh"
 
 namespace gemm {
 
@@ -47,7 +47,7 @@ __device__ __forceinline__ void store_float4_guarded(float* p, int valid, bool v
   if (valid > 3) p[3] = axpby(acc.w, alpha, beta, p + 3);
 }
 
-/// Stores alpha * v0 + beta * C and alpha * v1 + beta * C to c_row[col] and c_row[col + 1]
+/// Stores alpha * v00 + beta * C and alpha * v01 + beta * C to c_row[col] and c_row[col + 1]
 /// (columns at or beyond n are skipped): one float2 when `vec` (C's rows 8-byte aligned: n even,
 /// C aligned) and both columns are inside, else one guarded scalar each. The epilogue of the
 /// tensor-core steps, whose accumulators come in pairs of adjacent columns.
@@ -114,113 +114,14 @@ __device__ __forceinline__ float4 load_float4_guarded(const float* __restrict__ 
 // [load_float4_guarded]
 /// @}
 
-/// @name Asynchronous copies global -> shared (cp.async, sm_80+)
-///
-/// `cp.async` copies 4, 8 or 16 bytes from global to shared memory without passing through
-/// registers, and without making the thread wait. `src_bytes` < size zero-fills the rest of the
-/// destination: that is how an edge tile gets its zeros (src_bytes = 0: nothing is read).
-/// Copies are grouped with commit(); wait<N>() blocks until at most N groups are pending.
-/// Only sm_80+ kernels call these; on older targets they trap (and are never launched).
-/// @{
-
-/// The 32-bit shared-state-space address of a pointer into shared memory (what PTX wants).
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/// dst[0] = valid ? src[0] : 0 for one float, asynchronously (4-byte cp.async, cached in L1).
-__device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool valid) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
-               "r"(valid ? 4 : 0));
-#else
-  (void)dst, (void)src, (void)valid;
-  __trap();
-#endif
-}
-
-/// Copies src_bytes (0 or 16) bytes to dst and zero-fills the rest of the 16, asynchronously
-/// (16-byte cp.async, bypassing L1: .cg). dst and src must be 16-byte aligned.
-// [cp_async_16]
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(src_bytes));
-#else
-  (void)dst, (void)src, (void)src_bytes;
-  __trap();
-#endif
-}
-// [cp_async_16]
-
-/// Closes the group of cp.async issued since the last commit.
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-
-/// Waits until at most `kPending` committed groups are still in flight (this thread's copies
-/// only: a __syncthreads() must follow before other threads' data is read).
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-#endif
-}
-/// @}
-
-/// @name Tensor-core fragments (sm_80+): ldmatrix and mma.sync
-/// @{
-
-/// ldmatrix.x4: the warp loads four 8x8 matrices of 16-bit elements from shared memory. Lane l
-/// gives the address of one 16-byte row: lanes 0-7 the rows of matrix 0, 8-15 of matrix 1,
-/// 16-23 of matrix 2, 24-31 of matrix 3. Afterwards lane l holds, in r[i], the two elements
-/// (row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1) of matrix i: exactly the register layout
-/// mma.sync expects for its A operand.
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* row_address) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_u32(row_address)));
-#else
-  (void)r, (void)row_address;
-  __trap();
-#endif
-}
-
-/// ldmatrix.x4.trans: as ldmatrix_x4, but each 8x8 matrix arrives transposed: lane l holds
-/// elements (rows 2 (l % 4) and 2 (l % 4) + 1, column l / 4). Loading a row-major (k, n) tile of
-/// B this way gives the "col" B operand of mma.sync without any shuffling.
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* row_address) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_u32(row_address)));
-#else
-  (void)r, (void)row_address;
-  __trap();
-#endif
-}
-
-/// d += A B for one 16x8x16 tile on the tensor cores: A 16x16 bf16 (4 registers of 2 values),
-/// B 16x8 bf16 (2 registers), d 16x8 fp32 (4 registers). With g = lane / 4 and t = lane % 4,
-/// lane l holds d[0], d[1] at (row g, cols 2t, 2t+1) and d[2], d[3] at (row g + 8, same cols).
-// [mma]
-__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // Not volatile: mma reads and writes registers only, so the compiler may schedule it freely
-  // between the ldmatrix loads (which are volatile: they read shared memory written by others).
-  asm(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-  (void)d, (void)a, (void)b;
-  __trap();
-#endif
-}
-// [mma]
-/// @}
+// The sm_80 instructions (cp.async, ldmatrix, mma.sync) are written once, for every chapter, in
+// common/ampere_ptx.cuh (namespace tut::sm80); the GEMM kernels call them by their short names.
+using tut::sm80::cp_async_16;
+using tut::sm80::cp_async_4;
+using tut::sm80::cp_async_commit;
+using tut::sm80::cp_async_wait;
+using tut::sm80::ldmatrix_x4;
+using tut::sm80::ldmatrix_x4_trans;
+using tut::sm80::mma_bf16_16816;
 
 }  // namespace gemm

@@ -35,7 +35,7 @@ constexpr int kBoxN = 64;
 /// Bytes of one B box (64 k-rows x 64 columns of bf16): also the distance between the 64-column
 /// groups of a B tile in shared memory, the "leading byte offset" of B's wgmma descriptor.
 constexpr int kBoxBytesB = kBK * kBoxN * 2;
-/// Row tiles per raster group of the tile order (grouped_tile(), as v10): tiles running at the
+/// Row tiles per raster group of the tile order (grouped_tile(), as v11): tiles running at the
 /// same time share A's row panels and B's column panels in L2.
 constexpr int kGroupM = 8;
 

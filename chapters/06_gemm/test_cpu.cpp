@@ -13,7 +13,9 @@
 
 #include "common/random.hpp"
 #include "common/testing.hpp"
+#include "fp32/shape_choice.hpp"
 #include "gemm.hpp"
+#include "tune/tune.hpp"
 
 using namespace gemm;
 
@@ -299,7 +301,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
     if (v.info.kind == tut::Kind::ours) ++ours[v.kernel.precision];
     std::smatch m;
     if (std::regex_match(v.info.name, m, ladder_name)) {
-      REQUIRE(std::stoi(m[1]) == ladder);  // v0, v1, ... in order, no gaps
+      REQUIRE(std::stoi(m[1]) == ladder);  // v00, v01, ... in order, no gaps
       ++ladder;
     }
   }
@@ -313,49 +315,72 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
 
 namespace {
 
+/// Whether a candidate's launcher is set for its precision (and only that one).
+bool has_launcher(const tune::Candidate& c) {
+  return c.kernel.precision == Precision::bf16 ? c.kernel.bf16 != nullptr && c.kernel.f32 == nullptr
+                                               : c.kernel.f32 != nullptr && c.kernel.bf16 == nullptr;
+}
+
 /// A search's candidate list: 2..8 of them (each is a separate kernel in every build), unique
-/// names, each with a launcher, and exactly one marked as what its version runs.
-template <class Candidates>
-void require_candidate_list(const Candidates& cands) {
+/// names, each with a launcher of precision `p`, and exactly one chosen by `version`.
+void require_candidate_list(const std::vector<tune::Candidate>& cands, Precision p, const std::string& version) {
   REQUIRE(cands.size() >= 2);
   REQUIRE(cands.size() <= 8);
   std::set<std::string> names;
-  int tuned = 0;
+  int chosen = 0;
   for (const auto& c : cands) {
+    INFO(c.name);
     REQUIRE(names.insert(c.name).second);
-    REQUIRE(c.launch != nullptr);
-    tuned += c.is_tuned ? 1 : 0;
+    REQUIRE(c.kernel.precision == p);
+    REQUIRE(has_launcher(c));
+    REQUIRE((c.chosen_by.empty() || c.chosen_by == version));
+    chosen += c.chosen_by == version ? 1 : 0;
   }
-  REQUIRE(tuned == 1);
+  REQUIRE(chosen == 1);
+}
+
+/// Whether the registry has a version named `name`.
+bool registered(const std::string& name) {
+  for (const auto& v : versions()) {
+    if (v.info.name == name) return true;
+  }
+  return false;
 }
 
 }  // namespace
 
-TEST_CASE("the tuning candidates: at most 8, unique, exactly one is v8_tuned", "[gemm][registry]") {
-  require_candidate_list(tune_candidates());
+TEST_CASE("v08's search: at most 8 candidates, unique, exactly one is v08_tuned", "[gemm][registry]") {
+  require_candidate_list(tune::ffma_candidates(), Precision::fp32, "v08_tuned");
+  REQUIRE(registered("v08_tuned"));
 }
 
-TEST_CASE("the bf16 tuning candidates: at most 8, unique, exactly one is v10_mma_bf16", "[gemm][registry]") {
-  require_candidate_list(tune_candidates_bf16());
+TEST_CASE("v11's search: at most 8 candidates, unique, exactly one is v11_mma_bf16", "[gemm][registry]") {
+  require_candidate_list(tune::mma_bf16_candidates(), Precision::bf16, "v11_mma_bf16");
+  REQUIRE(registered("v11_mma_bf16"));
 }
 
-TEST_CASE("v11's configurations: at most 12, unique, none shares a name with v8's candidates", "[gemm][registry]") {
+TEST_CASE("v09's configurations: at most 12, unique, none shares a name with v08's candidates", "[gemm][registry]") {
   // Twelve launchers of eight kernels: each `_padb` candidate runs a kernel of the list on the
-  // padded copy of B.
-  const auto& cands = shape_candidates();
+  // padded copy of B. v09 runs two of them (Large and SmallFatDeep, on padded B).
+  const auto& cands = tune::shape_candidates();
   REQUIRE(cands.size() >= 3);
   REQUIRE(cands.size() <= 12);
   std::set<std::string> names;
-  for (const auto& c : tune_candidates()) names.insert(c.name);
+  for (const auto& c : tune::ffma_candidates()) names.insert(c.name);
+  int chosen = 0;
   for (const auto& c : cands) {
     INFO(c.name);
     REQUIRE(names.insert(c.name).second);
-    REQUIRE(c.launch != nullptr);
-    REQUIRE_FALSE(c.is_tuned);
+    REQUIRE(c.kernel.precision == Precision::fp32);
+    REQUIRE(has_launcher(c));
+    REQUIRE((c.chosen_by.empty() || c.chosen_by == "v09_by_shape"));
+    chosen += c.chosen_by.empty() ? 0 : 1;
   }
+  REQUIRE(chosen == 2);
+  REQUIRE(registered("v09_by_shape"));
 }
 
-TEST_CASE("v11's choice at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
+TEST_CASE("v09's choice at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
   REQUIRE(choose_config(1024, 1024, 132) == ShapeConfig::small);  // 32 tiles of 128 x 256: a quarter of a round
   REQUIRE(choose_config(2048, 2048, 132) == ShapeConfig::large);  // 128 tiles in one round: 97%
   REQUIRE(choose_config(4096, 4096, 132) == ShapeConfig::large);  // 512 in four: 97%
@@ -423,11 +448,12 @@ std::vector<Usage> parse_ptxas(const std::string& log) {
   return out;
 }
 
-const char* const kReportedFiles[] = {"v3_blocktile_1d",      "v4_blocktile_2d",    "v5_vectorized",
-                                      "v6_warptile",          "v7_pipelined",       "v8_tuned",
-                                      "v9_wmma_tf32",         "v10_mma_bf16",       "v11_by_shape",
+const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d",    "v05_vectorized",
+                                      "v06_warptile",          "v07_pipelined",       "v08_tuned",
+                                      "v10_wmma_tf32",         "v11_mma_bf16",       "v09_by_shape",
                                       "v12_tma_wgmma",        "v13_two_warpgroups", "v14_warp_specialized",
-                                      "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast"};
+                                      "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
+                                      "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -468,8 +494,8 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
 TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gemm][resources]") {
   const auto ptx = [](const char* stem) { return read_file(report_path(stem, ".ptx")); };
   const auto has = [](const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; };
-  SECTION("v5, v6: 16-byte global and shared loads") {
-    for (const char* stem : {"v5_vectorized", "v6_warptile"}) {
+  SECTION("v05, v06: 16-byte global and shared loads") {
+    for (const char* stem : {"v05_vectorized", "v06_warptile"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "ld.shared.v4.f32"));
@@ -477,8 +503,8 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
       REQUIRE_FALSE(has(p, "mma."));
     }
   }
-  SECTION("v7, v8: cp.async, 4- and 16-byte, with commit/wait groups") {
-    for (const char* stem : {"v7_pipelined", "v8_tuned"}) {
+  SECTION("v07, v08 and the FFMA searches: cp.async, 4- and 16-byte, with commit/wait groups") {
+    for (const char* stem : {"v07_pipelined", "v08_tuned", "ffma_candidates", "shape_candidates"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.ca.shared.global"));
@@ -490,22 +516,22 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
       REQUIRE_FALSE(has(p, "mma."));
     }
   }
-  SECTION("v9: WMMA loads and TF32 matrix multiply-accumulate") {
-    const std::string p = ptx("v9_wmma_tf32");
+  SECTION("v10: WMMA loads and TF32 matrix multiply-accumulate") {
+    const std::string p = ptx("v10_wmma_tf32");
     REQUIRE(has(p, "wmma.load.a.sync"));
     REQUIRE(has(p, "wmma.load.b.sync"));
     REQUIRE(std::regex_search(p, std::regex(R"(wmma\.mma\.sync\.aligned\.[a-z.]*m16n16k8[a-z0-9.]*tf32)")));
     REQUIRE(has(p, "cvt.rna.tf32.f32"));
   }
-  SECTION("v10: mma.sync m16n8k16 BF16, ldmatrix (plain and .trans), cp.async") {
-    const std::string p = ptx("v10_mma_bf16");
+  SECTION("v11: mma.sync m16n8k16 BF16, ldmatrix (plain and .trans), cp.async") {
+    const std::string p = ptx("v11_mma_bf16");
     REQUIRE(has(p, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
     REQUIRE(has(p, "cp.async.cg.shared.global"));
   }
-  SECTION("v11: v7's kernel (cp.async, FFMA), no tensor cores") {
-    const std::string p = ptx("v11_by_shape");
+  SECTION("v09: v07's kernel (cp.async, FFMA), no tensor cores") {
+    const std::string p = ptx("v09_by_shape");
     REQUIRE(has(p, "cp.async.ca.shared.global"));
     REQUIRE(has(p, "cp.async.cg.shared.global"));
     REQUIRE(has(p, "fma.rn.f32"));
@@ -549,8 +575,8 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     for (const char* stem : {"v15_persistent", "v16_tma_store"}) REQUIRE_FALSE(has(ptx(stem), ".multicast::cluster"));
     REQUIRE_FALSE(has(ptx("v15_persistent"), "cp.async.bulk.tensor.2d.global.shared::cta"));
   }
-  SECTION("v3, v4: plain FFMA code, no vector or matrix instructions yet") {
-    for (const char* stem : {"v3_blocktile_1d", "v4_blocktile_2d"}) {
+  SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
+    for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "fma.rn.f32"));

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "common/device_buffer.hpp"
+#include "fp32/shape_choice.hpp"
 #include "test_support.hpp"
+#include "tune/tune.hpp"
 
 using namespace gemm;
 using gemm::testing::Offsets;
@@ -87,21 +89,21 @@ TEST_CASE("the Hopper steps over many tiles per block, wrapping rings, odd tile 
   }
 }
 
-TEST_CASE("v11 on both of its configurations, B padded or not, at shapes beyond the sweep", "[gemm][v11]") {
+TEST_CASE("v09 on both of its configurations, B padded or not, at shapes beyond the sweep", "[gemm][v09]") {
   // On an H100 (132 SMs): 4097 x 2047 runs Large (264 tiles: two full rounds) on the padded copy
   // of B (N odd); 2048 x 2048 runs Large on B as it is, and on the padded copy when B starts one
   // float past a 16-byte boundary; 4095 x 4097 (the table's odd shape, with K = 40 and K = 1: a
   // short pipeline and a single slice) and 2047 x 2051 (misaligned A and C) run the small tile
   // on the padded copy. The sweep covers the small tile at small sizes, padded and not.
   if (tut::current_cc() < 80) {
-    tut::testing::skip_run("v11 needs sm_80");
+    tut::testing::skip_run("v09 needs sm_80");
     return;
   }
   if (tut::testing::sanitizing()) {
-    tut::testing::skip_run("these shapes are too big for the sanitizers (the sweep covers v11 there)");
+    tut::testing::skip_run("these shapes are too big for the sanitizers (the sweep covers v09 there)");
     return;
   }
-  const Kernel v11{Precision::fp32, launch_gemm_v11_by_shape, nullptr};
+  const Kernel v09{Precision::fp32, launch_gemm_v09_by_shape, nullptr};
   const std::uint64_t seed = tut::testing::seed() + 13;
   struct Case {
     Shape s;
@@ -114,8 +116,8 @@ TEST_CASE("v11 on both of its configurations, B padded or not, at shapes beyond 
                                          {{4095, 4097, 1}, {}},
                                          {{2047, 2051, 33}, {1, 0, 3}}}) {
     INFO("configuration " << (choose_config(c.s.m, c.s.n, sm_count()) == ShapeConfig::large ? "Large" : "SmallFat"));
-    require_correct(v11, "v11_by_shape", c.s, 1.0f, 0.0f, c.off, seed);
-    require_correct(v11, "v11_by_shape", c.s, -1.5f, 0.75f, c.off, seed + 1);
+    require_correct(v09, "v09_by_shape", c.s, 1.0f, 0.0f, c.off, seed);
+    require_correct(v09, "v09_by_shape", c.s, -1.5f, 0.75f, c.off, seed + 1);
   }
 }
 
@@ -123,7 +125,7 @@ namespace {
 
 /// Every fp32 candidate of `cands` over the sweep plus `extra` shapes (with alpha/beta) and at
 /// misaligned starts; `seed` and the next two seeds.
-void require_fp32_candidates(const std::vector<TuneCandidate>& cands, const std::vector<Shape>& extra,
+void require_fp32_candidates(const std::vector<tune::Candidate>& cands, const std::vector<Shape>& extra,
                              std::uint64_t seed) {
   std::vector<Shape> shapes = gemm::testing::sweep_shapes();
   if (!tut::testing::sanitizing()) shapes.insert(shapes.end(), extra.begin(), extra.end());
@@ -132,7 +134,7 @@ void require_fp32_candidates(const std::vector<TuneCandidate>& cands, const std:
       if (tut::current_cc() < 80) {
         WARN(cand.name << " skipped: needs sm_80");
       } else {
-        const Kernel kern{Precision::fp32, cand.launch, nullptr};
+        const Kernel kern = cand.kernel;
         for (const Shape& s : shapes) {
           require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, seed);
           require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, seed + 1);
@@ -147,21 +149,21 @@ void require_fp32_candidates(const std::vector<TuneCandidate>& cands, const std:
 
 }  // namespace
 
-TEST_CASE("every configuration v11 chooses from matches the CPU reference", "[gemm][tune][slow]") {
+TEST_CASE("every configuration v09 chooses from matches the CPU reference", "[gemm][tune][slow]") {
   // The sweep plus shapes with interior tiles of every configuration, aligned and unaligned B.
-  require_fp32_candidates(shape_candidates(), {{300, 520, 40}, {257, 769, 33}, {384, 256, 100}, {259, 517, 67}},
+  require_fp32_candidates(tune::shape_candidates(), {{300, 520, 40}, {257, 769, 33}, {384, 256, 100}, {259, 517, 67}},
                           tut::testing::seed() + 12);
 }
 
-TEST_CASE("every tuning candidate of v8 matches the CPU reference", "[gemm][tune][slow]") {
+TEST_CASE("every tuning candidate of v08 matches the CPU reference", "[gemm][tune][slow]") {
   // The sweep (whose 136 x 264 x 40 and 256 x 512 x 64 already hold interior 128 x 256 block
   // tiles), plus more shapes mixing interior and edge tiles and k-slices, so that every path of
   // the candidates' copies runs.
-  require_fp32_candidates(tune_candidates(), {{300, 520, 40}, {257, 769, 33}, {384, 256, 100}},
+  require_fp32_candidates(tune::ffma_candidates(), {{300, 520, 40}, {257, 769, 33}, {384, 256, 100}},
                           tut::testing::seed() + 4);
 }
 
-TEST_CASE("every bf16 tuning candidate of v10 matches the CPU reference", "[gemm][tune][slow]") {
+TEST_CASE("every bf16 tuning candidate of v11 matches the CPU reference", "[gemm][tune][slow]") {
   // The sweep plus shapes of many k-slices on the 16-byte path (K % 8 == 0: the pipeline wraps
   // around its stages several times) and off it, with interior and edge block tiles.
   std::vector<Shape> shapes = gemm::testing::sweep_shapes();
@@ -170,12 +172,12 @@ TEST_CASE("every bf16 tuning candidate of v10 matches the CPU reference", "[gemm
       shapes.push_back(s);
     }
   }
-  for (const auto& cand : tune_candidates_bf16()) {
+  for (const auto& cand : tune::mma_bf16_candidates()) {
     DYNAMIC_SECTION(cand.name) {
       if (tut::current_cc() < 90) {
         WARN(cand.name << " skipped: the bf16 search's candidates need sm_90's shared memory");
       } else {
-        const Kernel kern{Precision::bf16, nullptr, cand.launch};
+        const Kernel kern = cand.kernel;
         for (const Shape& s : shapes) {
           require_correct(kern, cand.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 7);
           require_correct(kern, cand.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 8);

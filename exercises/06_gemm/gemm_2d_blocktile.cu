@@ -5,7 +5,7 @@
 /// C = alpha * A B + beta * C for ANY m, n, k (1 x 1 x 1, 17 x 33 x 9, 129 x 129 x 129, ...),
 /// any alpha and beta, and A, B, C starting at any float address.
 ///
-///  - The idea is on the chapter page (chapters/06_gemm/README.md), sections "v4: 2-D register
+///  - The idea is on the chapter page (chapters/06_gemm/README.md), sections "v04: 2-D register
 ///    blocking" and "Exercise: 2-D register blocking on a strided thread tile".
 ///  - Check and time it, in one command (it rebuilds what you changed):
 ///        python3 tools/exercise.py gemm

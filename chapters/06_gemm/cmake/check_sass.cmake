@@ -1,7 +1,9 @@
 # Script mode (CTest test gemm_sass): disassembles the gemm executable with cuobjdump and checks
-# that the tensor-core kernels contain HMMA (and v10 also LDSM, i.e. ldmatrix), that the Hopper
-# steps' sm_90a kernels (v12-v17) contain HGMMA (wgmma) and neither HMMA nor LDSM, and that the
-# fp32 kernels contain FFMA and no HMMA, for every sm_80+ architecture in the binary.
+# that the tensor-core kernels (gemm_v10_wmma_tf32, gemm_v11_mma_bf16) contain HMMA (and v11 also
+# LDSM, i.e. ldmatrix), that the Hopper steps' sm_90a kernels (gemm_v12_tma_wgmma for v12-v13,
+# gemm_v14_warp_specialized for v14-v17) contain HGMMA (wgmma) and neither HMMA nor LDSM, and that
+# the fp32 kernels (gemm_v00_naive ... gemm_v07_pipelined) contain FFMA and no HMMA, for every
+# sm_80+ architecture in the binary. The search's candidates are in bin/gemm_tune, not checked here.
 #   cmake -DBINARY=build/bin/gemm -DCUDA_BIN=/usr/local/cuda/bin -P check_sass.cmake
 find_program(CUOBJDUMP cuobjdump HINTS "${CUDA_BIN}" /usr/local/cuda/bin)
 if(NOT CUOBJDUMP)
@@ -12,8 +14,8 @@ endif()
 #   "code for sm_90a" / "Function : <mangled name>" / HMMA / HGMMA / FFMA / LDSM
 # With grep and uniq (any Linux), the reduction happens in a pipe and repeated tokens collapse
 # (a kernel's thousands of FFMA become one), so CMake loops over a few thousand tokens, not over
-# the whole dump. The dump itself takes ~20 s for this binary on the H100 machine (every tuning
-# candidate is in it): the test is in the `slow` label.
+# the whole dump. The dump itself took ~20 s for this binary on the H100 machine when every tuning
+# candidate was in it: the test is in the `slow` label.
 set(pattern "code for sm_[0-9]+[a-z]?|Function : [A-Za-z0-9_]+|HGMMA|HMMA|FFMA|LDSM")
 find_program(GREP grep)
 find_program(UNIQ uniq)
@@ -72,16 +74,16 @@ foreach(fn IN LISTS functions)
       list(APPEND failures "${fn}: a wgmma kernel contains HMMA or LDSM (mma.sync / ldmatrix)")
     endif()
     message(STATUS "${fn}: HGMMA ${have_${fn}_HGMMA}")
-  elseif(fn MATCHES "gemm_v9_wmma_tf32|gemm_v10_mma_bf16")
+  elseif(fn MATCHES "gemm_v10_wmma_tf32|gemm_v11_mma_bf16")
     math(EXPR checked_tc "${checked_tc} + 1")
     if(NOT have_${fn}_HMMA)
       list(APPEND failures "${fn}: no HMMA instruction (tensor cores unused)")
     endif()
-    if(fn MATCHES "gemm_v10_mma_bf16" AND NOT have_${fn}_LDSM)
+    if(fn MATCHES "gemm_v11_mma_bf16" AND NOT have_${fn}_LDSM)
       list(APPEND failures "${fn}: no LDSM (ldmatrix) instruction")
     endif()
     message(STATUS "${fn}: HMMA ${have_${fn}_HMMA}, LDSM ${have_${fn}_LDSM}")
-  elseif(fn MATCHES "gemm_v[0-8]_")
+  elseif(fn MATCHES "gemm_v0[0-8]_")  # not gemm_v09_pad_b, a copy kernel
     math(EXPR checked_fp32 "${checked_fp32} + 1")
     if(NOT have_${fn}_FFMA)
       list(APPEND failures "${fn}: no FFMA instruction")
@@ -91,12 +93,16 @@ foreach(fn IN LISTS functions)
     endif()
   endif()
 endforeach()
-if(checked_tc LESS 2)
-  list(APPEND failures "found ${checked_tc} tensor-core kernels for sm_80+ in ${BINARY} (expected v9 and v10)")
+# v10 and v11's two instantiations (aligned and general).
+if(checked_tc LESS 3)
+  list(APPEND failures "found ${checked_tc} tensor-core kernels for sm_80+ in ${BINARY} (expected 3: v10, v11 x 2)")
 endif()
-# v12/v13 (two instantiations of one kernel) and v14-v17 (three): five sm_90a wgmma kernels.
-if(have_sm90 AND checked_hopper LESS 5)
-  list(APPEND failures "found ${checked_hopper} sm_90a wgmma kernels in ${BINARY} (expected 5: v12-v17)")
+# v12/v13 (two instantiations of one kernel) and v14-v17 (four of another): six sm_90a wgmma kernels.
+if(have_sm90 AND checked_hopper LESS 6)
+  list(APPEND failures "found ${checked_hopper} sm_90a wgmma kernels in ${BINARY} (expected 6: v12-v17)")
+endif()
+if(checked_fp32 EQUAL 0)
+  list(APPEND failures "found no fp32 kernel (gemm_v00_naive ... gemm_v07_pipelined) in ${BINARY}")
 endif()
 if(failures)
   string(REPLACE ";" "\n  " text "${failures}")

@@ -1,7 +1,8 @@
 /// @file
-/// @brief v12's kernel, a template over its tile parameters: TMA loads into a ring of stages
-/// guarded by mbarriers, wgmma from shared memory, thread 0 feeding the ring between its own
-/// wgmma. v12 instantiates one warpgroup per block, v13 two.
+/// @brief The TMA + wgmma kernel of v12 and v13, a template over its configuration: TMA loads
+/// into a ring of stages guarded by mbarriers, wgmma from shared memory, every warpgroup
+/// computing and thread 0 feeding the ring between its own wgmma; and its launcher. v12
+/// instantiates one warpgroup per block, v13 two.
 #pragma once
 
 #include <climits>
@@ -14,16 +15,22 @@
 
 namespace gemm {
 
-/// The parameters of v12's kernel: block tile BM x BN (k-slices of sm90::kBK = 64), `kStages`
-/// slices in the ring, `kConsumers` warpgroups (each owns BM / kConsumers rows of the tile),
-/// `kMinBlocks` blocks per SM promised to the compiler.
-template <int BM_, int BN_, int kStages_, int kConsumers_, int kMinBlocks_>
+/// The TMA + wgmma kernel's configuration, made from a struct `Tiles` that names its parameters
+/// by field (V12Tiles in v12_tma_wgmma.cu, V13Tiles in v13_two_warpgroups.cu):
+///
+///     static constexpr int block_m, block_n;  // block tile (k-slices of sm90::kBK = 64)
+///     static constexpr int stages;            // k-slices in the ring
+///     static constexpr int consumers;         // warpgroups, each owning block_m / consumers rows
+///     static constexpr int min_blocks;        // blocks per SM promised to the compiler
+///
+/// The kernel reads the short names below and what follows from them.
+template <class Tiles>
 struct TmaWgmmaConfig {
-  static constexpr int BM = BM_;                  ///< rows of C per block
-  static constexpr int BN = BN_;                  ///< columns of C per block: the wgmma's n
-  static constexpr int kStages = kStages_;        ///< k-slices resident in shared memory
-  static constexpr int kConsumers = kConsumers_;  ///< warpgroups, all of them computing
-  static constexpr int kMinBlocks = kMinBlocks_;  ///< blocks per SM promised to the compiler
+  static constexpr int BM = Tiles::block_m;             ///< rows of C per block
+  static constexpr int BN = Tiles::block_n;             ///< columns of C per block: the wgmma's n
+  static constexpr int kStages = Tiles::stages;         ///< k-slices resident in shared memory
+  static constexpr int kConsumers = Tiles::consumers;   ///< warpgroups, all of them computing
+  static constexpr int kMinBlocks = Tiles::min_blocks;  ///< blocks per SM promised to the compiler
   static constexpr int kThreads = 128 * kConsumers;     ///< threads per block
   static constexpr int kRowsPerGroup = BM / kConsumers;  ///< rows of the tile per warpgroup
   static constexpr int kMmas = kRowsPerGroup / 64;       ///< m64 wgmma per k-step and warpgroup
@@ -141,8 +148,8 @@ void launch_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alph
                       const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
-  if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v10 does it
-    launch_gemm_v10_mma_bf16(m, n, k, alpha, a, b, beta, c, stream);
+  if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v11 does it
+    launch_gemm_v11_mma_bf16(m, n, k, alpha, a, b, beta, c, stream);
     return;
   }
   const std::int64_t tiles = ((m + Cfg::BM - 1) / Cfg::BM) * ((n + Cfg::BN - 1) / Cfg::BN);

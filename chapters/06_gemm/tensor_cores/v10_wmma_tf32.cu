@@ -1,7 +1,6 @@
 /// @file
-/// @brief v9: tensor cores through WMMA: TF32 16 x 16 x 8 fragments, fp32 accumulation (sm_80+).
+/// @brief v10: tensor cores through WMMA: TF32 16 x 16 x 8 fragments, fp32 accumulation (sm_80+).
 #include <mma.h>
-
 
 #include "common/check.hpp"
 #include "common/launch.hpp"
@@ -10,8 +9,8 @@
 
 namespace gemm {
 
-/// v9's tile hierarchy: block 128 x 128 -> 8 warps of 64 x 32 -> 4 x 2 WMMA fragments of 16 x 16.
-namespace v9 {
+/// v10's tile hierarchy: block 128 x 128 -> 8 warps of 64 x 32 -> 4 x 2 WMMA fragments of 16 x 16.
+namespace v10 {
 constexpr int BM = 128;                     ///< rows of C per block
 constexpr int BN = 128;                     ///< columns of C per block
 constexpr int BK = 16;                      ///< k-slice per stage (two WMMA k-steps of 8)
@@ -29,18 +28,18 @@ constexpr int kSmemBytes = kStages * kStageFloats * 4;       ///< 56 KiB: opt-in
 constexpr int kAChunks = BM * BK / 4 / kThreads;  ///< 16-byte chunks of A per thread per stage (2)
 constexpr int kBChunks = BK * BN / 4 / kThreads;  ///< 16-byte chunks of B per thread per stage (2)
 static_assert(kThreads == 256 && kAChunks * kThreads * 4 == BM * BK && kBChunks * kThreads * 4 == BK * BN,
-              "v9: the tiles must split evenly into 16-byte chunks over 256 threads");
-static_assert(kFragM * 16 == WM && kFragN * 16 == WN, "v9: warp tiles are made of 16 x 16 fragments");
+              "v10: the tiles must split evenly into 16-byte chunks over 256 threads");
+static_assert(kFragM * 16 == WM && kFragN * 16 == WN, "v10: warp tiles are made of 16 x 16 fragments");
 static_assert((BM * kAStride * 4) % 32 == 0 && (kStageFloats * 4) % 32 == 0,
-              "v9: WMMA needs 32-byte aligned fragment pointers");
-}  // namespace v9
+              "v10: WMMA needs 32-byte aligned fragment pointers");
+}  // namespace v10
 
 /// Issues the cp.async copies of one k-slice: A (BM, BK) and B (BK, BN), each in 16-byte chunks
 /// where the rows are 16-byte aligned, else 4-byte copies; zero-filled outside the matrices.
-__device__ __forceinline__ void load_stage_v9(float* __restrict__ As, float* __restrict__ Bs, int k0, int m, int n,
+__device__ __forceinline__ void load_stage_tf32(float* __restrict__ As, float* __restrict__ Bs, int k0, int m, int n,
                                               int k, const float* __restrict__ a, const float* __restrict__ b,
                                               int row0, int col0, bool vec_a, bool vec_b) {
-  using namespace v9;
+  using namespace v10;
   const int t = threadIdx.x;
 #pragma unroll
   for (int i = 0; i < kAChunks; ++i) {
@@ -80,19 +79,19 @@ __device__ __forceinline__ void load_stage_v9(float* __restrict__ As, float* __r
 
 /// @brief C = alpha * A B + beta * C on TF32 tensor cores via the WMMA API (sm_80+; traps below).
 ///
-/// The pipeline is v7's (3 stages of cp.async). The math is different: a warp holds its 64 x 32
+/// The pipeline is v07's (3 stages of cp.async). The math is different: a warp holds its 64 x 32
 /// tile of C as 4 x 2 `wmma::fragment`s of 16 x 16 fp32 accumulators, and per 8-wide k-step it
 /// loads 4 A fragments (16 x 8) and 2 B fragments (8 x 16) from shared memory and issues 8
 /// `wmma::mma_sync`, each a 16 x 16 x 8 matrix product on the tensor cores. The fragments'
 /// register layout is opaque: the epilogue stores each accumulator to a per-warp 16 x 16 scratch
 /// in shared memory and applies alpha, beta and the bounds checks from there.
 // [kernel]
-__global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int n, int k, float alpha,
+__global__ void __launch_bounds__(v10::kThreads, 2) gemm_v10_wmma_tf32(int m, int n, int k, float alpha,
                                                                        const float* __restrict__ a,
                                                                        const float* __restrict__ b, float beta,
                                                                        float* __restrict__ c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using namespace v9;
+  using namespace v10;
   namespace wmma = nvcuda::wmma;
   extern __shared__ __align__(128) float smem[];  // kStages x [ As (BM, BK + 4) | Bs (BK, BN + 4) ]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -113,7 +112,7 @@ __global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int 
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < tiles) {
       float* As = smem + s * kStageFloats;
-      load_stage_v9(As, As + BM * kAStride, s * BK, m, n, k, a, b, row0, col0, vec_a, vec_b);
+      load_stage_tf32(As, As + BM * kAStride, s * BK, m, n, k, a, b, row0, col0, vec_a, vec_b);
     }
     cp_async_commit();
   }
@@ -123,7 +122,7 @@ __global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int 
     const int next = tile + kStages - 1;
     if (next < tiles) {
       float* As = smem + (next % kStages) * kStageFloats;
-      load_stage_v9(As, As + BM * kAStride, next * BK, m, n, k, a, b, row0, col0, vec_a, vec_b);
+      load_stage_tf32(As, As + BM * kAStride, next * BK, m, n, k, a, b, row0, col0, vec_a, vec_b);
     }
     cp_async_commit();
 
@@ -186,7 +185,7 @@ __global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int 
 }
 // [kernel]
 
-/// @brief v9: tensor cores through WMMA (TF32 inputs, fp32 accumulation).
+/// @brief v10: tensor cores through WMMA (TF32 inputs, fp32 accumulation).
 ///
 /// **Idea.** Stop doing the multiply-adds one at a time. A tensor core multiplies small matrix
 /// tiles in one instruction; the WMMA API exposes this at warp level: a `fragment` is a 16 x 16
@@ -194,7 +193,7 @@ __global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int 
 /// one from memory, `mma_sync` computes D = A B + C on whole fragments. With TF32 inputs (fp32's
 /// 8-bit exponent, 10-bit mantissa) an H100 does about 8x the FLOP/s of its FP32 pipes.
 ///
-/// **Changed since v7.** The thread tile becomes the warp's 4 x 2 accumulator fragments; the
+/// **Changed since v07.** The thread tile becomes the warp's 4 x 2 accumulator fragments; the
 /// inner loop becomes 2 k-steps of 4 + 2 fragment loads and 8 mma_sync. A is now stored as it is in
 /// global memory (row-major, (BM, BK)), B as (BK, BN), each padded by 4 floats per row; all copies
 /// are 16-byte cp.async where the rows are aligned. Inputs are rounded to TF32 once, outside
@@ -203,17 +202,20 @@ __global__ void __launch_bounds__(v9::kThreads, 2) gemm_v9_wmma_tf32(int m, int 
 /// **What is still wrong.** WMMA hides the fragment layout, so we cannot choose a bank-conflict
 /// free shared-memory layout for it (padding only mitigates), cannot use `ldmatrix`, and must
 /// stage the epilogue through shared memory. TF32 also moves 4 bytes per input element for a
-/// 19-bit format. v10 goes one level down (`mma.sync` in PTX) with 2-byte BF16 inputs.
+/// 19-bit format. v11 goes one level down (`mma.sync` in PTX) with 2-byte BF16 inputs.
 ///
 /// **Predicted.** 3-5x over the best fp32 version, but well under cuBLAS TF32 (30-60% of it).
 ///
-/// **Measured.** See the chapter page's table (tf32).
-void launch_gemm_v9_wmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+/// **Measured.** Below the prediction. The chapter's table (H100 run at 0b38325, cuBLAS TF32 in
+/// the same run): 71.3 TFLOP/s at 8192^3, 0.17 of cuBLAS TF32 (408.6 TFLOP/s) and 1.5x v08_tuned's
+/// fp32 48.2 TFLOP/s; 68.6 TFLOP/s (0.17) at 4096^3, 64.7 (0.19) at 2048^3, 25.4 (0.21) at 1024^3,
+/// 46.2 (0.37) at 4095 x 4097 x 1023.
+void launch_gemm_v10_wmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
-  tut::allow_dynamic_smem(gemm_v9_wmma_tf32, v9::kSmemBytes);
-  gemm_v9_wmma_tf32<<<tile_grid(m, n, v9::BM, v9::BN), v9::kThreads, v9::kSmemBytes, stream>>>(
+  tut::allow_dynamic_smem(gemm_v10_wmma_tf32, v10::kSmemBytes);
+  gemm_v10_wmma_tf32<<<tile_grid(m, n, v10::BM, v10::BN), v10::kThreads, v10::kSmemBytes, stream>>>(
       static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, beta, c);
   CUDA_CHECK_LAUNCH();
 }

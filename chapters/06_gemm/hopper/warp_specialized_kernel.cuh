@@ -1,9 +1,10 @@
 /// @file
-/// @brief v14's kernel, a template over its parameters: a producer warpgroup that only issues
-/// TMA loads, two consumer warpgroups that only issue wgmma (setmaxnreg moves registers from
-/// the first to the others), blocks striding over tiles. v14 launches one block per tile; v15
-/// the same kernel as one persistent block per SM; v16 adds an epilogue through shared memory
-/// and TMA stores (kTmaStore), v17 clusters of two CTAs sharing B through TMA multicast (kClusterM).
+/// @brief The warp-specialized TMA + wgmma kernel of v14-v17, a template over its configuration: a
+/// producer warpgroup that only issues TMA loads, two consumer warpgroups that only issue wgmma
+/// (setmaxnreg moves registers from the first to the others), blocks striding over the tiles;
+/// and its launcher. v14 launches one block per tile; v15 one persistent block per SM
+/// (persistent_grid()); v16 stores C through shared memory and TMA (tma_store_epilogue.cuh); v17
+/// runs clusters of two CTAs that share B through TMA multicast (the multicast parts below).
 #pragma once
 
 #include <algorithm>
@@ -14,21 +15,27 @@
 #include "common/launch.hpp"
 #include "gemm.hpp"
 #include "hopper.cuh"
+#include "tma_store_epilogue.cuh"
 
 namespace gemm {
 
-/// The parameters of v14's kernel: block tile BM x BN (k-slices of 64) computed by two consumer
-/// warpgroups of BM / 2 rows each, `kStages` slices in the ring; `kClusterM` CTAs per cluster
-/// along M (1: none; 2: the pair shares its B tile through TMA multicast); `kTmaStore`: the
-/// epilogue goes registers -> shared memory -> TMA store instead of registers -> global memory.
-template <int BM_, int BN_, int kStages_, int kClusterM_, bool kTmaStore_>
+/// The warp-specialized kernel's configuration, made from a struct `Tiles` that names its
+/// parameters by field (V14Tiles in v14_warp_specialized.cu, and V15Tiles, V16Tiles, V17Tiles):
+///
+///     static constexpr int block_m, block_n;  // block tile (k-slices of 64), two consumers of block_m / 2 rows
+///     static constexpr int stages;            // k-slices in the ring
+///     static constexpr int cluster_m;         // CTAs per cluster along M (1: none; 2: the pair shares B, v17)
+///     static constexpr bool tma_store;        // epilogue registers -> shared memory -> TMA store (v16)
+///
+/// The kernel reads the short names below and what follows from them.
+template <class Tiles>
 struct WsConfig {
-  static constexpr int BM = BM_;                ///< rows of C per block
-  static constexpr int BN = BN_;                ///< columns of C per block: the wgmma's n
-  static constexpr int kStages = kStages_;      ///< k-slices resident in shared memory
-  static constexpr int kClusterM = kClusterM_;  ///< CTAs per cluster (along M), sharing B
-  static constexpr bool kTmaStore = kTmaStore_;  ///< epilogue through shared memory and TMA stores
-  static constexpr int kConsumers = 2;            ///< consumer warpgroups (the producer is a third)
+  static constexpr int BM = Tiles::block_m;             ///< rows of C per block
+  static constexpr int BN = Tiles::block_n;             ///< columns of C per block: the wgmma's n
+  static constexpr int kStages = Tiles::stages;         ///< k-slices resident in shared memory
+  static constexpr int kClusterM = Tiles::cluster_m;    ///< CTAs per cluster (along M), sharing B
+  static constexpr bool kTmaStore = Tiles::tma_store;   ///< epilogue through shared memory and TMA stores
+  static constexpr int kConsumers = 2;                  ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (1 + kConsumers);  ///< threads per block
   static constexpr int kRowsPerGroup = BM / kConsumers;    ///< rows of the tile per consumer
   static constexpr int kMmas = kRowsPerGroup / 64;         ///< m64 wgmma per k-step and consumer
@@ -53,63 +60,6 @@ struct WsConfig {
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "v14: the SM has 64K registers");
   static_assert(kSmemBytes <= 227 * 1024, "v14: more shared memory than a Hopper block may have");
 };
-
-#if GEMM_SM90A
-/// The epilogue of kTmaStore (v16, v17): one consumer warpgroup's BM / 2 x BN accumulators go to C
-/// through shared memory, in boxes of 64 rows x 32 columns. For each box: wait until the TMA
-/// store that last used this staging buffer has read it (two boxes alternate), write alpha *
-/// acc + beta * C into it in the 128-byte-swizzled order the tensor map expects, fence the
-/// writes for the async proxy, and let one thread issue the TMA store. The store clips what lies outside C and
-/// runs on while the warpgroup moves on; `boxes` counts the boxes stored so far (which buffer).
-/// The swizzle spreads a warp's float2 writes over all 32 banks, yet ncu counts about 0.7
-/// million bank conflicts per 4096^3 run, probably because a 64-bit store is served per
-/// half-warp, whose 16 lanes (4 rows) reach only 4 of the 8 bank groups.
-// [tma_store]
-template <class Cfg>
-__device__ __forceinline__ void store_tile_tma(const float (&acc)[Cfg::kMmas][Cfg::BN / 2], const CUtensorMap* map_c,
-                                               unsigned char* staging, std::uint32_t& boxes, const float* c, int m,
-                                               int n, int row0, int col0, float alpha, float beta, int consumer,
-                                               int warp, int lane) {
-  using namespace sm90;
-  const bool leader = threadIdx.x % 128 == 0;
-  const int g = lane / 4, tq = lane % 4;
-#pragma unroll
-  for (int i = 0; i < Cfg::kMmas; ++i) {
-#pragma unroll
-    for (int q = 0; q < Cfg::BN / Cfg::kEpiBoxCols; ++q, ++boxes) {
-      unsigned char* box = staging + (boxes % 2) * Cfg::kEpiBoxBytes;  // (64, 32) fp32, rows of 128 bytes
-      if (leader) bulk_wait_read<1>();        // the store issued from this buffer two boxes ago has read it
-      named_barrier_sync(1 + consumer, 128);  // ... and the whole warpgroup knows it
-#pragma unroll
-      for (int jj = 0; jj < Cfg::kEpiBoxCols / 8; ++jj) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = warp * 16 + g + 8 * h;        // row in the box
-          const int j = q * (Cfg::kEpiBoxCols / 8) + jj;  // 8-column group of the accumulators
-          float v0 = alpha * acc[i][4 * j + 2 * h], v1 = alpha * acc[i][4 * j + 2 * h + 1];
-          const int grow = row0 + 64 * i + r, gcol = col0 + q * Cfg::kEpiBoxCols + 8 * jj + 2 * tq;
-          if (beta != 0.0f && grow < m) {  // C is read only when beta != 0, and only inside C
-            const float* old = c + static_cast<std::int64_t>(grow) * n + gcol;
-            if (gcol < n) v0 = fmaf(alpha, acc[i][4 * j + 2 * h], beta * old[0]);
-            if (gcol + 1 < n) v1 = fmaf(alpha, acc[i][4 * j + 2 * h + 1], beta * old[1]);
-          }
-          // Columns 8 jj + 2 tq, +1 of row r: 16-byte chunk 2 jj + tq / 2 of the row, stored at
-          // chunk ^ (r % 8) (the 128-byte swizzle), 8 bytes in when tq is odd.
-          const int chunk = (2 * jj + tq / 2) ^ (r % 8);
-          *reinterpret_cast<float2*>(box + r * 128 + chunk * 16 + (tq % 2) * 8) = make_float2(v0, v1);
-        }
-      }
-      fence_proxy_async();                    // this thread's writes, visible to the TMA unit ...
-      named_barrier_sync(1 + consumer, 128);  // ... everyone's
-      if (leader) {
-        tma_store(map_c, col0 + q * Cfg::kEpiBoxCols, row0 + 64 * i, box);
-        bulk_commit();
-      }
-    }
-  }
-}
-// [tma_store]
-#endif
 
 /// @brief C = alpha * A B + beta * C (BF16 in, fp32 accumulate and out): a warp-specialized
 /// TMA + wgmma kernel whose blocks stride over the tiles (sm_90a; traps elsewhere, where the
@@ -145,7 +95,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const unsigned rank = CM == 1 ? 0u : blockIdx.x % CM;  // this CTA's rank in its cluster (1-D clusters)
 
   // Work units: a tile, or (clusters) a column of CM vertically adjacent tiles, one per CTA.
-  // Units are numbered in the grouped order; the clusters stride over them.
+  // Units are numbered in the grouped order; the clusters stride over them (v15's persistent
+  // grid: fewer blocks than units; v14: one block per unit, each running the loops once).
+// [tile_loop]
   const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
   const int units_m = (tiles_m + CM - 1) / CM;
   const int units = units_m * tiles_n;
@@ -155,6 +107,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     row0 = (u.row * CM + static_cast<int>(rank)) * BM;
     col0 = u.col * BN;
   };
+// [tile_loop]
   const int tiles_k = (k + kBK - 1) / kBK;
 
   if (threadIdx.x == 0) {
@@ -185,6 +138,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           unsigned char* stage = smem + s * Cfg::kStageBytes;
           mbar_arrive_expect_tx(&full[s], Cfg::kStageBytes);  // all of A and B land here, from both CTAs
           tma_load(stage, &map_a, t * kBK, row0, &full[s]);
+// [multicast]
 #pragma unroll
           for (int jj = 0; jj < Cfg::kBBoxesPerCta; ++jj) {
             const int j = static_cast<int>(rank) * Cfg::kBBoxesPerCta + jj;  // this CTA's share of B's boxes
@@ -195,6 +149,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               tma_load(dst, &map_b, col0 + j * kBoxN, t * kBK, &full[s]);
             }
           }
+// [multicast]
         }
       }
 // [producer]
@@ -206,6 +161,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int consumer = group - 1, warp = threadIdx.x / 32 % 4;
     const int a_row = consumer * Cfg::kRowsPerGroup;  // this warpgroup's first row in the A tile
     // Releases slice `slice`'s stage: this warp is done reading it (on every CTA of the cluster).
+// [cluster_release]
     const auto release = [&](std::uint32_t slice) {
       if (lane == 0) {
         std::uint64_t* bar = &empty[slice % S];
@@ -215,6 +171,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       }
     };
+// [cluster_release]
     float acc[Cfg::kMmas][BN / 2];
 #pragma unroll
     for (int i = 0; i < Cfg::kMmas; ++i)
@@ -277,7 +234,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 using WsKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, float, float, float*, int);
 
 /// The launch configuration of v14's kernel with Cfg: `clusters` clusters of Cfg::kClusterM CTAs
-/// (a cluster attribute only when kClusterM > 1). It holds the attribute its config points to.
+/// (a cluster attribute only when kClusterM > 1, v17). It holds the attribute its config points to.
+// [cluster_launch]
 template <class Cfg>
 struct WsLaunch {
   cudaLaunchAttribute attr[1] = {};  ///< the cluster dimension
@@ -298,6 +256,7 @@ struct WsLaunch {
   WsLaunch(const WsLaunch&) = delete;  // config.attrs points into this object
   WsLaunch& operator=(const WsLaunch&) = delete;
 };
+// [cluster_launch]
 
 /// How many CTAs (clusters of Cfg::kClusterM CTAs) of v14's kernel with configuration Cfg the
 /// GPU runs at the same time: the grid of a persistent launch (cached per configuration).
@@ -319,18 +278,35 @@ int max_resident_clusters() {
   return clusters;
 }
 
+/// How v14's kernel is launched: which grid.
+enum class WsGrid {
+  per_unit,    ///< one block (cluster) per unit of work: v14
+  persistent,  ///< persistent_grid(): as many as the GPU holds at once, striding over the units (v15-v17)
+};
+
+/// The grid of a persistent launch (v15): as many clusters as the GPU runs at the same time (one
+/// block per SM here), never more than there are units of work. Each block then strides over
+/// the units in the kernel's tile loop (`unit += gridDim.x`).
+// [persistent_grid]
+template <class Cfg>
+std::int64_t persistent_grid(std::int64_t units) {
+  const std::int64_t resident = std::max(1, max_resident_clusters<Cfg>());
+  return std::min<std::int64_t>(units, resident);
+}
+// [persistent_grid]
+
 /// Launches v14's kernel with configuration Cfg: one block (cluster) per tile (column of
-/// kClusterM tiles) when `persistent` is false; else as many as the GPU holds at once (one per
-/// SM), striding over the tiles. Operands whose rows are not 16-byte aligned are made TMA-ready
+/// kClusterM tiles) with WsGrid::per_unit; with WsGrid::persistent as many as the GPU holds at
+/// once (one per SM), striding over the tiles. Operands whose rows are not 16-byte aligned are made TMA-ready
 /// first (sm90::tma_operands()); with kTmaStore, C is stored through TMA when its rows are
 /// 16-byte aligned (n % 4 == 0, aligned base), else straight from the registers.
 template <class Cfg>
 void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
-                             const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, bool persistent) {
+                             const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, WsGrid grid) {
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
-  if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v10 does it
-    launch_gemm_v10_mma_bf16(m, n, k, alpha, a, b, beta, c, stream);
+  if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v11 does it
+    launch_gemm_v11_mma_bf16(m, n, k, alpha, a, b, beta, c, stream);
     return;
   }
   const std::int64_t tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
@@ -349,8 +325,7 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
       tma_store_c = 1;
     }
   }
-  const std::int64_t resident = std::max(1, max_resident_clusters<Cfg>());
-  const std::int64_t clusters = persistent ? std::min<std::int64_t>(units, resident) : units;
+  const std::int64_t clusters = grid == WsGrid::persistent ? persistent_grid<Cfg>(units) : units;
 
   const WsLaunch<Cfg> launch(clusters, stream);
   int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);

@@ -1,13 +1,21 @@
 /// @file
 /// @brief v16: v15 with the epilogue through shared memory and TMA stores (sm_90a).
 #include "gemm.hpp"
-#include "v14_warp_specialized.cuh"
+#include "warp_specialized_kernel.cuh"
 
 namespace gemm {
 
 /// v16's configuration: v15's, with the TMA-store epilogue (4 stages of 48 KiB plus 32 KiB of
 /// staging boxes: 224 KiB of shared memory).
-using V16Config = WsConfig<128, 256, 4, 1, true>;
+// [config]
+struct V16Tiles {
+  static constexpr int block_m = 128;      ///< block tile (128, 256), as v15
+  static constexpr int block_n = 256;      ///< (see block_m)
+  static constexpr int stages = 4;         ///< 4 stages of 48 KiB in the ring
+  static constexpr int cluster_m = 1;      ///< no cluster
+  static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores (v15: false)
+};
+// [config]
 
 /// @brief v16: an epilogue through shared memory and TMA stores.
 ///
@@ -20,11 +28,12 @@ using V16Config = WsConfig<128, 256, 4, 1, true>;
 /// one may be overwritten, `fence.proxy.async` makes the threads' writes visible to the TMA
 /// unit before the store reads them. The boxes use the 128-byte swizzle, as the operand tiles.
 ///
-/// **Changed since v15.** Template argument kTmaStore = true of the same kernel
-/// (gemm_v14_warp_specialized() in v14_warp_specialized.cuh): the epilogue is store_tile_tma()
-/// instead of store_accumulators(); a third tensor map (C, fp32, boxes of 64 rows x 32 columns);
-/// 32 KiB of shared memory for the staging boxes. C's rows must be 16-byte aligned for TMA (N a
-/// multiple of 4, aligned base); otherwise this version stores from the registers, as v15.
+/// **Changed since v15.** `tma_store = true` in the configuration of the same kernel
+/// (gemm_v14_warp_specialized() in warp_specialized_kernel.cuh): the epilogue is store_tile_tma()
+/// (tma_store_epilogue.cuh) instead of sm90::store_accumulators(); a third tensor map (C, fp32,
+/// boxes of 64 rows x 32 columns); 32 KiB of shared memory for the staging boxes. C's rows must
+/// be 16-byte aligned for TMA (N a multiple of 4, aligned base); otherwise this version stores
+/// from the registers, as v15.
 ///
 /// **What is still wrong.** Every CTA loads its own copy of the B tile, although the CTA working
 /// on the tile above needs the same one. The consumers still stop computing for the epilogue
@@ -32,12 +41,14 @@ using V16Config = WsConfig<128, 256, 4, 1, true>;
 ///
 /// **Predicted.** +1-3% over v15: the epilogue is a few percent of a tile's time at 4096^3.
 ///
-/// **Measured (H100, same run as v12).** 0.99 of cuBLAS BF16 at 4096^3 (v15 0.95: +4%), 0.98 at
-/// 2048^3 (+8%), 0.995 at 8192^3 (+1%): more than predicted where tiles are short. ncu: tensor pipe active 90.6% at 4096^3 (v15 85.7%; cuBLAS 91.2%), 96.0% at 8192^3
-/// (cuBLAS 95.1%), and under ncu's fixed clocks v16 takes 1.53 ms at 8192^3, cuBLAS 1.56 ms.
+/// **Measured.** More than predicted where tiles are short. The chapter's table (H100 run at
+/// 0b38325): 0.99 of cuBLAS BF16 at 4096^3 (743.0 TFLOP/s, v15 709.1: +5%), 0.98 at 2048^3 (562.5
+/// TFLOP/s, v15 520.2: +8%), 0.985 at 8192^3 (754.9 TFLOP/s, v15 749.2: +1%). ncu (an earlier
+/// run): tensor pipe active 90.6% at 4096^3 (v15 85.7%; cuBLAS 91.2%), 96.0% at 8192^3 (cuBLAS
+/// 95.1%), and under ncu's fixed clocks v16 takes 1.53 ms at 8192^3, cuBLAS 1.56 ms.
 void launch_gemm_v16_tma_store(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
-  launch_warp_specialized<V16Config>(m, n, k, alpha, a, b, beta, c, stream, true);
+  launch_warp_specialized<WsConfig<V16Tiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
 }
 
 }  // namespace gemm

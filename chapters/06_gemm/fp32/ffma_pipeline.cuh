@@ -1,30 +1,31 @@
 /// @file
-/// @brief v7's kernel, written once as a template over its tile parameters: v7 instantiates one
-/// configuration, v8 (the tuning search) several.
+/// @brief The pipelined FFMA kernel (v07's), a template over a named tile configuration: v07,
+/// v08 and v09 each instantiate the configurations they run, the searches (tune/) several more.
 ///
-/// The tile hierarchy, as in v6 but with every size a parameter:
+/// The tile hierarchy, as in v06 but with every size a parameter:
 ///
 ///     block tile   BM x BN        (BM/WM) x (BN/WN) warps
 ///     warp tile    WM x WN        (WM/TM) x (WN/TN) = 32 lanes
 ///     thread tile  TM x TN        (TM/4) x (TN/4) quads of 4 x 4, spaced one lane-grid apart
 ///     k-slice      BK             kStages slices in flight (cp.async multi-stage pipeline)
 ///
-/// Two switches, off for v7, exist for v8's search (see gemm_v7_pipelined()):
+/// Two switches, off for v07, exist for v08's search (see gemm_v07_pipelined()); a configuration
+/// switches them on by field (FfmaSwitchesOff):
 /// - kFragBuffers = 2: the warp-tile fragments are double-buffered in registers, and the barrier of
 ///   each k-slice moves in front of the slice's last k-step, so the first fragments of the next
 ///   slice load while the last FFMAs of this one issue.
 /// - kInteriorCopies: the copies of a k-slice that lies entirely inside A and B skip the bounds
 ///   checks and reuse addresses computed once per thread (edge slices keep the guarded copies).
-/// And two for v11 (a configuration chosen by shape), off for v7 and v8:
+/// And two for v09 (a configuration chosen by shape), off for v07 and v08:
 /// - kInteriorAnyB: interior copies also when B's rows are not 16-byte aligned (N % 4 != 0 or a
 ///   misaligned base), with 4-byte cp.async, consecutive threads copying consecutive columns
-///   (v11's first round; v11 now pads such a B instead, and only the search's candidates that
+///   (v09's first round; v09 now pads such a B instead, and only the search's candidates that
 ///   read B as it is take this path).
 /// - kStagedStores: when C's rows are not 16-byte aligned (no float4 stores), the epilogue goes
 ///   through shared memory, 64 rows at a time, so that a warp writes 32 consecutive floats of a
 ///   row (instead of four scalar stores per quad, each touching 16 sectors at 8 useful bytes).
 ///
-/// B's row stride `ldb` is a parameter of its own (>= n): v7 and v8 pass n; v11 passes the
+/// B's row stride `ldb` is a parameter of its own (>= n): v07 and v08 pass n; v09 passes the
 /// stride of its padded copy of B, whose rows are 16-byte aligned and whose columns n .. ldb-1
 /// hold zeros. The kernel treats B as K x ldb (the zero columns only reach columns of C that are
 /// never stored), so with a padded B the tiles of C's last column copy B as interior tiles do.
@@ -42,19 +43,36 @@
 
 namespace gemm {
 
+/// The four switches of the kernel, all off: what v07 runs. A configuration derives from this and
+/// switches on what it needs (see FfmaConfig for what each one does).
+struct FfmaSwitchesOff {
+  static constexpr int frag_buffers = 1;             ///< register buffers of the warp-tile fragments (1 or 2)
+  static constexpr bool interior_copies = false;     ///< unchecked copies of interior k-slices
+  static constexpr bool interior_any_b = false;      ///< interior copies also for unaligned B (4-byte)
+  static constexpr bool staged_stores = false;       ///< epilogue through shared memory for unaligned C
+};
+
 /// The compile-time parameters of the pipelined FFMA kernel, and everything derived from them.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_,
-          int FRAG_BUFFERS_ = 1, bool INTERIOR_COPIES_ = false, bool INTERIOR_ANY_B_ = false,
-          bool STAGED_STORES_ = false>
+/// `Tiles` names the configuration by field (a struct of `static constexpr` members):
+///
+///     block_m, block_n, block_k    the block tile and the k-slice of one pipeline stage
+///     warp_m, warp_n               the warp tile
+///     thread_m, thread_n           the thread tile (4 x 4 quads)
+///     stages, min_blocks           pipeline depth; blocks per SM promised to the compiler
+///     frag_buffers, interior_copies, interior_any_b, staged_stores   the switches (FfmaSwitchesOff)
+///
+/// e.g. `struct V07Tiles : FfmaSwitchesOff { static constexpr int block_m = 128, ...; };` and
+/// `FfmaConfig<V07Tiles>`. The short names below (BM, BN, ...) are what the kernel reads.
+template <class Tiles>
 struct FfmaConfig {
-  static constexpr int BM = BM_;  ///< rows of C per block
-  static constexpr int BN = BN_;  ///< columns of C per block
-  static constexpr int BK = BK_;  ///< k-slice per pipeline stage
-  static constexpr int WM = WM_;  ///< rows of C per warp
-  static constexpr int WN = WN_;  ///< columns of C per warp
-  static constexpr int TM = TM_;  ///< rows of C per thread
-  static constexpr int TN = TN_;  ///< columns of C per thread
-  static constexpr int kStages = STAGES_;  ///< k-slices resident in shared memory (loads in flight: kStages - 1)
+  static constexpr int BM = Tiles::block_m;   ///< rows of C per block
+  static constexpr int BN = Tiles::block_n;   ///< columns of C per block
+  static constexpr int BK = Tiles::block_k;   ///< k-slice per pipeline stage
+  static constexpr int WM = Tiles::warp_m;    ///< rows of C per warp
+  static constexpr int WN = Tiles::warp_n;    ///< columns of C per warp
+  static constexpr int TM = Tiles::thread_m;  ///< rows of C per thread
+  static constexpr int TN = Tiles::thread_n;  ///< columns of C per thread
+  static constexpr int kStages = Tiles::stages;  ///< k-slices resident in shared memory (loads in flight: kStages - 1)
 
   static constexpr int kWarpsM = BM / WM;                  ///< warps along M
   static constexpr int kWarpsN = BN / WN;                  ///< warps along N
@@ -72,16 +90,16 @@ struct FfmaConfig {
   /// Blocks per SM promised to the compiler (__launch_bounds__): it caps registers per thread at
   /// 65536 / (kThreads x kMinBlocks). Too many blocks: the accumulators spill (the resource test
   /// fails); too few: fewer warps to hide latency.
-  static constexpr int kMinBlocks = MIN_BLOCKS_;
-  /// Register buffers of the warp-tile fragments: 1 (v7: load a k-step's fragments, then use
+  static constexpr int kMinBlocks = Tiles::min_blocks;
+  /// Register buffers of the warp-tile fragments: 1 (v07: load a k-step's fragments, then use
   /// them) or 2 (load step p+1's while step p's FFMAs issue, across the slice boundary too).
-  static constexpr int kFragBuffers = FRAG_BUFFERS_;
-  /// Interior slices copied without bounds checks from addresses computed once (false in v7).
-  static constexpr bool kInteriorCopies = INTERIOR_COPIES_;
-  /// Interior copies whether or not B's rows are 16-byte aligned (false in v7 and v8).
-  static constexpr bool kInteriorAnyB = INTERIOR_ANY_B_;
-  /// Epilogue through shared memory when C's rows are not 16-byte aligned (false in v7 and v8).
-  static constexpr bool kStagedStores = STAGED_STORES_;
+  static constexpr int kFragBuffers = Tiles::frag_buffers;
+  /// Interior slices copied without bounds checks from addresses computed once (false in v07).
+  static constexpr bool kInteriorCopies = Tiles::interior_copies;
+  /// Interior copies whether or not B's rows are 16-byte aligned (false in v07 and v08).
+  static constexpr bool kInteriorAnyB = Tiles::interior_any_b;
+  /// Epilogue through shared memory when C's rows are not 16-byte aligned (false in v07 and v08).
+  static constexpr bool kStagedStores = Tiles::staged_stores;
   /// Rows of C per pass of the staged epilogue (as many as the pipeline's shared memory holds).
   static constexpr int kStagedRows = (kStages * kStageFloats / BN) >= BM ? BM : 64;
 
@@ -249,7 +267,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[Cfg::TM][Cf
 ///         issue slice t+S-1 into the stage slice t-1 used     (everyone is past it: the barrier)
 ///         compute slice t from its stage
 ///
-/// v8's switches (both off in v7): with kFragBuffers = 2 the loop becomes
+/// v08's switches (both off in v07): with kFragBuffers = 2 the loop becomes
 ///
 ///     wait for slice 0, __syncthreads(), load step 0's fragments into buffer 0
 ///     for t in 0 .. tiles-1:
@@ -265,7 +283,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[Cfg::TM][Cf
 // [kernel]
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    gemm_v7_pipelined(int m, int n, int k, float alpha, const float* __restrict__ a, const float* __restrict__ b,
+    gemm_v07_pipelined(int m, int n, int k, float alpha, const float* __restrict__ a, const float* __restrict__ b,
                       int ldb, float beta, float* __restrict__ c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, S = Cfg::kStages;
@@ -393,7 +411,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 }
 // [kernel]
 
-/// Launches gemm_v7_pipelined<Cfg> on a B of row stride `ldb` >= n whose columns n .. ldb-1
+/// Launches gemm_v07_pipelined<Cfg> on a B of row stride `ldb` >= n whose columns n .. ldb-1
 /// hold zeros (opting in to more than 48 KB of shared memory when needed).
 template <class Cfg>
 void launch_pipelined_ldb(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
@@ -401,15 +419,15 @@ void launch_pipelined_ldb(std::int64_t m, std::int64_t n, std::int64_t k, float 
   if (m <= 0 || n <= 0) return;
   check_dims(m, ldb, k);
   if (ldb < n) throw std::invalid_argument("gemm: B's row stride ldb is less than n");
-  // Keyed by the kernel's address (tut::allow_dynamic_smem): v8's and v11's files each hold a
-  // copy of v8's configuration, and each copy needs the attribute.
-  tut::allow_dynamic_smem(gemm_v7_pipelined<Cfg>, Cfg::kSmemBytes);
-  gemm_v7_pipelined<Cfg><<<tile_grid(m, n, Cfg::BM, Cfg::BN), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+  // Keyed by the kernel's address (tut::allow_dynamic_smem): every instantiation (v08's, v09's
+  // and each candidate's, in their own files) needs the attribute once.
+  tut::allow_dynamic_smem(gemm_v07_pipelined<Cfg>, Cfg::kSmemBytes);
+  gemm_v07_pipelined<Cfg><<<tile_grid(m, n, Cfg::BM, Cfg::BN), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, b, static_cast<int>(ldb), beta, c);
   CUDA_CHECK_LAUNCH();
 }
 
-/// Launches gemm_v7_pipelined<Cfg> on B as it is (row stride n): v7, v8 and the search.
+/// Launches gemm_v07_pipelined<Cfg> on B as it is (row stride n): v07, v08 and the searches.
 template <class Cfg>
 void launch_pipelined(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, const float* b,
                       float beta, float* c, cudaStream_t stream) {

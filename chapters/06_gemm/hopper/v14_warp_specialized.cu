@@ -2,13 +2,21 @@
 /// @brief v14: warp specialization: a producer warpgroup that only issues TMA loads, two consumer
 /// warpgroups that only issue wgmma, registers moved from the first to the others (sm_90a).
 #include "gemm.hpp"
-#include "v14_warp_specialized.cuh"
+#include "warp_specialized_kernel.cuh"
 
 namespace gemm {
 
 /// v14's configuration: v13's tile (128 x 256, two consumer warpgroups of 64 x 256, 4 stages of
-/// 48 KiB), plus a producer warpgroup; no cluster, epilogue from the registers.
-using V14Config = WsConfig<128, 256, 4, 1, false>;
+/// 48 KiB), plus a producer warpgroup (WsConfig adds it); no cluster, epilogue from the registers.
+// [config]
+struct V14Tiles {
+  static constexpr int block_m = 128;       ///< block tile (128, 256), as v13
+  static constexpr int block_n = 256;       ///< (see block_m)
+  static constexpr int stages = 4;          ///< 4 stages of 48 KiB in the ring
+  static constexpr int cluster_m = 1;       ///< no cluster
+  static constexpr bool tma_store = false;  ///< epilogue straight from the registers
+};
+// [config]
 
 /// @brief v14: warp specialization and register reallocation.
 ///
@@ -23,10 +31,10 @@ using V14Config = WsConfig<128, 256, 4, 1, false>;
 ///
 /// **Changed since v13.** A third warpgroup (384 threads), the producer; thread 0 no longer
 /// computes. The consumers' loop has no load in it. The kernel (gemm_v14_warp_specialized() in
-/// v14_warp_specialized.cuh) is written as a loop over tiles, `for (unit = blockIdx.x; unit <
+/// warp_specialized_kernel.cuh) is written as a loop over tiles, `for (unit = blockIdx.x; unit <
 /// units; unit += gridDim.x)`, with slice counters that run on across tiles; v14 launches one
 /// block per tile, so each block runs it once. v15 and later change only the launch and the
-/// template parameters.
+/// configuration.
 ///
 /// **What is still wrong.** One block per SM (192 KiB of stages): when a block finishes, its
 /// SM idles until the next block has started, filled its ring and computed its first slice.
@@ -34,15 +42,16 @@ using V14Config = WsConfig<128, 256, 4, 1, false>;
 ///
 /// **Predicted.** +10-20% over v13: loads issued early, the consumers decoupled.
 ///
-/// **Measured (H100, same run as v12).** No gain: 0.93 of cuBLAS BF16 at 4096^3 (v13 0.93),
-/// 0.98 at 8192^3 (v13 0.98), within the run-to-run noise. ncu agrees: tensor pipe active 83.6%
-/// (v13 84.9%) at 4096^3, 93.0% (93.5%) at 8192^3. The prediction assumed that thread 0's
-/// loads held v13 back; they did not: with 4 stages of 64-wide slices the ring stays ahead either
-/// way. The step is kept because v15-v17 build on the producer/consumer split.
+/// **Measured.** No gain. The chapter's table (H100 run at 0b38325): 0.92 of cuBLAS BF16 at 4096^3
+/// (694.4 TFLOP/s; v13 692.8) and 0.98 at 8192^3 (749.9 TFLOP/s; v13 747.9), within the run-to-run
+/// noise. ncu (an earlier run) agrees: tensor pipe active 83.6% (v13 84.9%) at 4096^3, 93.0%
+/// (93.5%) at 8192^3. The prediction assumed that thread 0's loads held v13 back; they did not:
+/// with 4 stages of 64-wide slices the ring stays ahead either way. The step is kept because
+/// v15-v17 build on the producer/consumer split.
 void launch_gemm_v14_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                       cudaStream_t stream) {
-  launch_warp_specialized<V14Config>(m, n, k, alpha, a, b, beta, c, stream, false);
+  launch_warp_specialized<WsConfig<V14Tiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::per_unit);
 }
 
 }  // namespace gemm
