@@ -37,22 +37,24 @@
 #include "common/check.hpp"
 #include "common/launch.hpp"
 #include "conv2d.hpp"
-#include "conv2d_device.cuh"
+#include "common/ampere_ptx.cuh"
 
 namespace conv2d {
 
-/// The compile-time tiles of the implicit-GEMM kernel, and everything derived from them.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int MIN_BLOCKS_>
+/// The compile-time tiles of the implicit-GEMM kernel, and everything derived from them, for a
+/// configuration `Sizes` with named fields (NarrowSizes below is one): the kernel's maths uses
+/// the short names (BM, TM, ...) of the tile diagram above.
+template <class Sizes>
 struct GemmTiles {
-  static constexpr int BM = BM_;  ///< output pixels (rows of Y) per block
-  static constexpr int BN = BN_;  ///< output channels (columns of Y) per block
-  static constexpr int BK = BK_;  ///< reduction slice per pipeline stage (a multiple of 4)
-  static constexpr int WM = WM_;  ///< rows per warp
-  static constexpr int WN = WN_;  ///< columns per warp
-  static constexpr int TM = TM_;  ///< rows per thread
-  static constexpr int TN = TN_;  ///< columns per thread
-  static constexpr int kStages = STAGES_;     ///< slices resident in shared memory
-  static constexpr int kMinBlocks = MIN_BLOCKS_;  ///< blocks per SM promised to the compiler
+  static constexpr int BM = Sizes::block_m;   ///< output pixels (rows of Y) per block
+  static constexpr int BN = Sizes::block_n;   ///< output channels (columns of Y) per block
+  static constexpr int BK = Sizes::block_k;   ///< reduction slice per pipeline stage (a multiple of 4)
+  static constexpr int WM = Sizes::warp_m;    ///< rows per warp
+  static constexpr int WN = Sizes::warp_n;    ///< columns per warp
+  static constexpr int TM = Sizes::thread_m;  ///< rows per thread
+  static constexpr int TN = Sizes::thread_n;  ///< columns per thread
+  static constexpr int kStages = Sizes::stages;         ///< slices resident in shared memory
+  static constexpr int kMinBlocks = Sizes::min_blocks;  ///< blocks per SM promised to the compiler
 
   static constexpr int kWarpsN = BN / WN;                    ///< warps along K
   static constexpr int kThreads = 32 * (BM / WM) * kWarpsN;  ///< threads per block
@@ -81,9 +83,24 @@ struct GemmTiles {
 // [tiles]
 /// v4's tiles (and v5's): 128 pixels x 64 channels per block, 4 warps of 32 x 64, 8 x 8 per
 /// thread, slices of 16, 4 stages (50 KiB of shared memory).
-using NarrowTiles = GemmTiles<128, 64, 16, 32, 64, 8, 8, 4, 2>;
+struct NarrowSizes {
+  static constexpr int block_m = 128;  ///< output pixels per block
+  static constexpr int block_n = 64;   ///< output channels per block
+  static constexpr int block_k = 16;   ///< reduction positions per slice
+  static constexpr int warp_m = 32;    ///< rows of a warp's tile
+  static constexpr int warp_n = 64;    ///< columns of a warp's tile
+  static constexpr int thread_m = 8;   ///< rows of a thread's register tile
+  static constexpr int thread_n = 8;   ///< columns of a thread's register tile
+  static constexpr int stages = 4;     ///< slices in shared memory
+  static constexpr int min_blocks = 2; ///< blocks per SM (__launch_bounds__)
+};
 /// For K > 64: 128 x 128 per block, 8 warps, the same warp and thread tiles (66 KiB).
-using WideTiles = GemmTiles<128, 128, 16, 32, 64, 8, 8, 4, 1>;
+struct WideSizes : NarrowSizes {
+  static constexpr int block_n = 128;  ///< output channels per block
+  static constexpr int min_blocks = 1; ///< blocks per SM
+};
+using NarrowTiles = GemmTiles<NarrowSizes>;  ///< v4's kernel for K <= 64 (and v5's 16 GEMMs)
+using WideTiles = GemmTiles<WideSizes>;      ///< ... for K > 64
 // [tiles]
 
 /// How a launch splits the work: the grid's z is batch x splits, each split taking a range of
@@ -119,6 +136,7 @@ template <class Cfg, bool VEC>
 __device__ __forceinline__ void load_slice(ImplicitLoader<Cfg>& ld, float* __restrict__ As, float* __restrict__ Bs,
                                            const Dims& d, const float* __restrict__ x, const float* __restrict__ w,
                                            int col0) {
+  using namespace tut::sm80;  // cp_async_16, cp_async_4 (common/ampere_ptx.cuh)
   const int t = threadIdx.x, word = t % Cfg::kWords;
   const int L = d.r * d.s * d.c;
 #pragma unroll
@@ -130,7 +148,7 @@ __device__ __forceinline__ void load_slice(ImplicitLoader<Cfg>& ld, float* __res
       const bool ok = ld.l < L && static_cast<unsigned>(h) < static_cast<unsigned>(d.h) &&
                       static_cast<unsigned>(wc) < static_cast<unsigned>(d.w);
       const float* src = ok ? ld.pixel[i] + (static_cast<std::int64_t>(h) * d.w + wc) * d.c + ld.c : x;
-      cp_async_16(dst, src, ok);
+      cp_async_16(dst, src, ok ? 16 : 0);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {  // each of the 4 values has its own (r, s, c): C % 4 != 0
@@ -150,7 +168,7 @@ __device__ __forceinline__ void load_slice(ImplicitLoader<Cfg>& ld, float* __res
     const float* row = w + static_cast<std::int64_t>(k) * L;
     if constexpr (VEC) {
       const bool ok = k < d.k && ld.l < L;
-      cp_async_16(dst, ok ? row + ld.l : w, ok);
+      cp_async_16(dst, ok ? row + ld.l : w, ok ? 16 : 0);
     } else {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
@@ -187,6 +205,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     conv2d_v4_implicit_gemm(Dims d, GemmGrid g, const float* __restrict__ x, const float* __restrict__ w,
                             float* __restrict__ y) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using namespace tut::sm80;  // cp_async_commit, cp_async_wait (common/ampere_ptx.cuh)
   constexpr int TM = Cfg::TM, TN = Cfg::TN, S = Cfg::kStages;
   extern __shared__ __align__(16) float smem[];  // S x [ As (BK/4, BM*4 + 4) | Bs (BK/4, BN*4 + 4) ]
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;

@@ -71,13 +71,12 @@ struct Workspaces {
   double total() const { return im2col + winograd + filter + cudnn; }
 };
 
-ConvShape shape_of(const tut::Problem& p) {
-  ConvShape s;
-  s.n = p.dim("n"), s.c = p.dim("c"), s.h = p.dim("h"), s.w = p.dim("w"), s.k = p.dim("k"), s.r = p.dim("r"),
-  s.s = p.dim("s"), s.pad_h = p.dim("pad_h"), s.pad_w = p.dim("pad_w"), s.stride_h = p.dim("stride_h"),
-  s.stride_w = p.dim("stride_w");
-  return s;
-}
+/// What run() needs of a problem, carried in tut::Problem::what (never parsed from its label):
+/// the convolution and the precision of its table.
+struct ConvProblem {
+  ConvShape shape;      ///< the convolution
+  Precision precision;  ///< fp32: the fp32 versions and cuDNN rows; bf16: the bf16 ones
+};
 
 /// The device tensors of one problem, in both layouts, in the table's precision; and the
 /// NCHW / KCRS host copies of what the kernels see, for the reference.
@@ -150,11 +149,7 @@ class Conv2dChapter final : public tut::Chapter {
     cli.add_flag("--all-sizes", "run the slow versions at every size instead of skipping large problems", &all_sizes_);
   }
 
-  std::vector<tut::VersionInfo> versions() const override {
-    std::vector<tut::VersionInfo> all;
-    for (const auto& v : conv2d::versions()) all.push_back(v.info);
-    return all;
-  }
+  std::vector<tut::VersionInfo> versions() const override { return tut::infos_of(conv2d::versions()); }
 
   std::vector<tut::Problem> problems(bool sweep) const override {
     std::vector<ConvShape> shapes;
@@ -193,6 +188,7 @@ class Conv2dChapter final : public tut::Chapter {
                       {"pad_w", s.pad_w},   {"stride_h", s.stride_h}, {"stride_w", s.stride_w}, {"p", s.p()},
                       {"q", s.q()}};
         prob.dtype = precision_name(p);
+        prob.what = ConvProblem{s, p};
         const double x = static_cast<double>(s.input_elements()), w = static_cast<double>(s.filter_elements()),
                      y = static_cast<double>(s.output_elements());
         // Device: x and w in both layouts (fp32; for bf16 also the fp32 copies they are made from,
@@ -213,8 +209,9 @@ class Conv2dChapter final : public tut::Chapter {
   }
 
   void run(const tut::Problem& problem, tut::Session& session) override {
-    const Precision prec = problem.dtype == "bf16" ? Precision::bf16 : Precision::fp32;
-    const ConvShape s = shape_of(problem);
+    const ConvProblem& what = problem.as<ConvProblem>();
+    const Precision prec = what.precision;
+    const ConvShape s = what.shape;
 
     // The rows of this table: the registry's versions of this precision.
     struct Row {

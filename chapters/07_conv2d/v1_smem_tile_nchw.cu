@@ -118,6 +118,8 @@ std::string supports_v1(const ConvShape& s) {
 /// the whole input tile is staged again for every output channel (grid.y = K). With a 1x1
 /// filter there is no window overlap to exploit at all. The lesson of this step is that a tile
 /// only pays once each staged value is reused many times *by the same thread*: v2.
+/// Recorded run (H100, git 0b3832529293): 4.4534 ms on N32 C64 56x56 (1.66 TFLOP/s, v0 3.4491 ms), 2.2812 ms on 28x28,
+/// 9.8863 ms on the 1x1 layer, 0.3722 ms on the 6-channel image (v0 0.4507 ms).
 void launch_conv2d_v1_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
   require_valid(s, "v1_smem_tile_nchw");
   const std::string why = supports_v1(s);

@@ -45,6 +45,7 @@ __global__ void __launch_bounds__(kThreads, 3)
     conv2d_v7_mma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                        __nv_bfloat16* __restrict__ y) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using namespace tut::sm80;  // cp.async, ldmatrix, mma.sync (common/ampere_ptx.cuh)
   constexpr int WM = BM / 2, MT = WM / 16, NT = 4;     // warp tile WM x 32: MT x NT tiles of 16 x 8
   constexpr int kARows = BM * kChunks / kThreads;      // A chunks each thread copies per slice
   constexpr int kBRows = BN * kChunks / kThreads;      // B chunks
@@ -82,13 +83,14 @@ __global__ void __launch_bounds__(kThreads, 3)
       const int h = h0[i] + r, wc = w0[i] + s;
       const bool ok = l < L && static_cast<unsigned>(h) < static_cast<unsigned>(d.h) &&
                       static_cast<unsigned>(wc) < static_cast<unsigned>(d.w);
-      cp_async_16(As + swizzled(row, chunk), ok ? pixel[i] + (static_cast<std::int64_t>(h) * d.w + wc) * d.c + c : x, ok);
+      cp_async_16(As + swizzled(row, chunk), ok ? pixel[i] + (static_cast<std::int64_t>(h) * d.w + wc) * d.c + c : x,
+                  ok ? 16 : 0);
     }
 #pragma unroll
     for (int i = 0; i < kBRows; ++i) {
       const int row = t / kChunks + i * (kThreads / kChunks);
       const bool ok = col0 + row < d.k && l < L;
-      cp_async_16(Bs + swizzled(row, chunk), ok ? w + static_cast<std::int64_t>(col0 + row) * L + l : w, ok);
+      cp_async_16(Bs + swizzled(row, chunk), ok ? w + static_cast<std::int64_t>(col0 + row) * L + l : w, ok ? 16 : 0);
     }
     l += BK;
     c += BK;
@@ -218,6 +220,9 @@ void launch_v7(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 /// prediction for cuDNN was wrong: through the legacy API (cudnnFindConvolutionForwardAlgorithmEx,
 /// cuDNN 9 from PyTorch's wheel) its fastest bf16 algorithms reach 41-139 TFLOP/s on the four
 /// layers v7 runs. Skipped (C % 8 != 0) on the stem and the 6-channel image.
+/// Recorded run (H100, git 0b3832529293; cuDNN's fastest bf16 row in its fast mode): 0.0445 ms on N32 C64 56x56 (166.16
+/// TFLOP/s, 0.61x cuDNN's 0.0271 ms), 0.0253 ms on 28x28 (146.43, 0.63x), 0.0274 ms on 14x14 (67.53, 0.61x), 0.0401 ms
+/// on the 1x1 layer (81.91, 1.75x).
 ///
 /// **Recorded again (commit c36a0f9f2e57), and short on 56x56.** v7 ran as before (0.0449 ms on
 /// 56x56, 0.0257 on 28x28), but cuDNN's NHWC IMPLICIT_PRECOMP_GEMM ran 56x56 in 0.0279 ms
