@@ -299,25 +299,6 @@ double cublas_workspace_bytes_bf16(const Shape& s);
 double measured_gemm_tflops(Precision p, cudaStream_t stream);
 /// @}
 
-/// @name The tuning search (`attention --tune`, tune.cu)
-/// @{
-
-/// One configuration of a search: a named instantiation of v3's kernel (fp32), v6's or v7's (bf16).
-struct TuneCandidate {
-  std::string name;     ///< e.g. "v6_d128_bc32_m2_w4_b2"
-  std::string summary;  ///< the parameters in words
-  Kernel kernel;        ///< how to run it
-  std::int64_t d;       ///< the head dimension it is compiled for
-  bool is_tuned;        ///< true for the configuration its version runs at that D
-  int min_cc = 75;      ///< the GPU it needs (75 fp32, 80 bf16 mma.sync, 90 wgmma)
-  /// Non-empty: why it cannot run `s` here (v7's: not a Hopper GPU or no sm_90a code). Null: it can.
-  std::string (*unsupported)(const Shape& s) = nullptr;
-};
-
-/// The configurations `attention --tune` times next to v3 and v6.
-const std::vector<TuneCandidate>& tune_candidates();
-/// @}
-
 /// @name Launch helpers
 /// @{
 
@@ -339,7 +320,7 @@ std::string unsupported_unless_d64_d128(const Shape& s);
 /// Non-empty if D > 256: v1 holds its row of O in registers, 8 values per lane at most.
 std::string unsupported_v1(const Shape& s);
 /// Non-empty unless D is 64 or 128 and this GPU and build run sm_90a code (tut::sm90::unavailable()):
-/// v7 needs wgmma and TMA (v7_wgmma.cu).
+/// v7 needs wgmma and TMA (v7_wgmma.cu; also its search's candidates).
 std::string unsupported_v7(const Shape& s);
 /// B H Sq Sk x 4 bytes: v0 materializes S (and P in its place).
 double v0_workspace_bytes(const Shape& s);

@@ -11,8 +11,8 @@
 ///         A = V's buffer as col-major (D x Sk); B = P's buffer as (Sk x Sq); both OP_N.
 ///
 /// One call per product covers all B x H heads (cublasGemmStridedBatchedEx, strides between heads).
-/// The 1/sqrt(D) scale is cuBLAS's alpha. The handle is created on first use (the untimed check)
-/// and destroyed at exit.
+/// The 1/sqrt(D) scale is cuBLAS's alpha. The handle, one per thread (common/cublas_handle.hpp),
+/// is created on first use (the untimed check).
 #include <cublas_v2.h>
 
 #include <map>
@@ -21,6 +21,7 @@
 #include "attention.hpp"
 #include "common/check.hpp"
 #include "common/cublas_check.hpp"
+#include "common/cublas_handle.hpp"
 #include "common/device_buffer.hpp"
 #include "common/launch.hpp"
 #include "common/random.hpp"
@@ -31,29 +32,9 @@ namespace attention {
 
 namespace {
 
-/// Owns the cuBLAS handle (a function-local static: destroyed at exit, before the CUDA runtime).
-class CublasHandle {
- public:
-  CublasHandle() {
-    CUBLAS_CHECK(cublasCreate(&handle_));
-    CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));  // fp32 stays fp32: no TF32
-  }
-  ~CublasHandle() {
-    if (handle_ != nullptr) cublasDestroy(handle_);
-  }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
-
-cublasHandle_t handle_on(cudaStream_t stream) {
-  static CublasHandle handle;
-  CUBLAS_CHECK(cublasSetStream(handle.get(), stream));
-  return handle.get();
-}
+/// This thread's handle, bound to `stream` (common/cublas_handle.hpp). Default math mode: fp32
+/// stays fp32, no TF32.
+cublasHandle_t handle_on(cudaStream_t stream) { return tut::cublas_handle_on(stream, CUBLAS_DEFAULT_MATH); }
 
 /// Bytes of S rounded up to 256, where the bf16 path's P starts.
 std::size_t p_offset(const Shape& s) {

@@ -1,6 +1,6 @@
 /// @file
-/// @brief The tensor-core building blocks of v4-v6: PTX wrappers (cp.async, ldmatrix, mma.sync),
-/// the swizzled shared-memory tiles, and one warp's work on one tile of keys.
+/// @brief The tensor-core building blocks of v4-v6: the tile configuration, the swizzled
+/// shared-memory tiles and their copies, and one warp's work on one tile of keys.
 ///
 /// v4, v5 and v6 differ only in how K and V tiles reach shared memory and in which order the
 /// blocks and tiles run; the math of a tile (S = Q K^T on the tensor cores, the online softmax in
@@ -25,120 +25,58 @@
 #include <string>
 
 #include "attention.hpp"
+#include "common/ampere_ptx.cuh"
 #include "common/check.hpp"
 #include "online_softmax.cuh"
 
 namespace attention {
 
-/// @name PTX wrappers (sm_80+; on older targets they trap, and the runner never launches them)
-/// @{
+// The sm_80 wrappers (cp.async, ldmatrix, mma.sync, bf16 packing), written once for chapters
+// 06-08 in common/ampere_ptx.cuh (namespace tut::sm80), named here for the tile code below.
+using tut::sm80::cp_async_16;
+using tut::sm80::cp_async_commit;
+using tut::sm80::cp_async_wait;
+using tut::sm80::ldmatrix_x4;
+using tut::sm80::ldmatrix_x4_trans;
+using tut::sm80::mma_bf16_16816;
+using tut::sm80::pack_bf16x2;
 
-/// The shared-memory address of a generic pointer into shared memory (what ldmatrix and cp.async take).
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/// Copies 16 bytes global -> shared without passing through registers (`cp.async.cg`, L2 only).
-/// `src_bytes` = 0 reads nothing and writes 16 zero bytes: how rows past the end are zero-filled.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src),
-               "r"(src_bytes));
-#else
-  (void)dst, (void)src, (void)src_bytes;
-  __trap();
-#endif
-}
-
-/// Closes the group of cp.async issued by this thread since the last commit.
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-
-/// Waits until at most `kPending` of this thread's groups are still in flight (a __syncthreads()
-/// must follow before other threads' copies may be read).
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-#endif
-}
-
-/// ldmatrix.x4: four 8 x 8 matrices of 16-bit values. Lanes 0-7 give the row addresses of matrix 0,
-/// 8-15 of matrix 1, 16-23 of matrix 2, 24-31 of matrix 3; lane l then holds in r[i] the two
-/// values (row l / 4, columns 2 (l % 4), 2 (l % 4) + 1) of matrix i.
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* row_address) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(shared_address(row_address)));
-#else
-  (void)r, (void)row_address;
-  __trap();
-#endif
-}
-
-/// ldmatrix.x4.trans: as ldmatrix_x4(), each matrix transposed on the way: lane l holds the values
-/// (rows 2 (l % 4), 2 (l % 4) + 1, column l / 4). For V stored [key][d] that is the B operand of P V.
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* row_address) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(shared_address(row_address)));
-#else
-  (void)r, (void)row_address;
-  __trap();
-#endif
-}
-
-/// d += A B for one 16 x 8 x 16 tile: A as a[0..3], B as (b0, b1), fp32 accumulators d[0..3].
-// [mma]
-__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-  (void)d, (void)a, (void)b0, (void)b1;
-  __trap();
-#endif
-}
-// [mma]
-
-/// Two floats rounded to bf16 (to nearest even) in one register, `lo` in the low half.
-__device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
-  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<const unsigned*>(&v);
-}
-/// @}
-
-/// The tiles of v4-v6 (the defaults): 128 query rows per block, 4 warps of 32 rows (two m16 tiles
-/// each, so that every K and V fragment feeds 4 mma), head dimension D (64 or 128), and kBc keys
-/// per tile: 64 for D = 64, 32 for D = 128. The registers decide: a lane holds 32 x D / 32 fp32 of
-/// O (64 or 128) and 32 x kBc / 32 of S (64, or 32 at D = 128); with D = 128 and 64-key tiles ptxas
-/// spills, with 32-key tiles it does not. Q is read from shared memory at every tile (as in
-/// FlashAttention-2): its fragments would take another 32 (D = 64) or 64 registers. The other
-/// parameters (m16 tiles per warp, warps, blocks per SM promised) are the search's (tune.cu).
-template <int kD, int kBc = (kD == 64 ? 64 : 32), int kMt_ = 2, int kWarps_ = 4, int kMinBlocks_ = 2>
-struct FlashConfig {
-  static constexpr int D = kD;                    ///< head dimension
-  static constexpr int kWarps = kWarps_;          ///< warps per block
-  static constexpr int kThreads = 32 * kWarps;    ///< threads per block
-  static constexpr int kMt = kMt_;                ///< m16 tiles per warp
-  static constexpr int kRowsPerWarp = 16 * kMt;   ///< query rows per warp
-  static constexpr int Br = kRowsPerWarp * kWarps;  ///< query rows per block
-  static constexpr int Bc = kBc;                  ///< keys per tile
-  static constexpr int kNt = Bc / 8;              ///< n8 tiles of S per m16 tile
-  static constexpr int kDt = D / 8;               ///< n8 tiles of O per m16 tile
-  static constexpr int kChunks = D / 8;           ///< 16-byte chunks in a row of Q, K or V
-  static constexpr int kQElems = Br * D;          ///< bf16 values of the Q tile
-  static constexpr int kKVElems = Bc * D;         ///< bf16 values of one K (or V) tile
+/// The tiles of v4 and v5 at head dimension `kD` (64 or 128), and of v6 as the search left them:
+/// 128 query rows per block, 4 warps of 32 rows (two m16 tiles each, so that every K and V
+/// fragment feeds 4 mma), and 64 keys per tile at D = 64, 32 at D = 128. The registers decide: a
+/// lane holds 32 x D / 32 fp32 of O (64 or 128) and 32 x keys / 32 of S (64, or 32 at D = 128);
+/// with D = 128 and 64-key tiles ptxas spills, with 32-key tiles it does not. Q is read from
+/// shared memory at every tile (as in FlashAttention-2): its fragments would take another 32
+/// (D = 64) or 64 registers. A configuration of the search (tune/flash_candidates.cu) derives
+/// from this one and states only the fields it changes.
+template <int kD>
+struct FlashTiles {
+  static constexpr int head_dim = kD;                       ///< D: 64 or 128
+  static constexpr int keys_per_tile = kD == 64 ? 64 : 32;  ///< Bc
+  static constexpr int m16_tiles_per_warp = 2;              ///< query rows per warp / 16
+  static constexpr int warps = 4;                           ///< warps per block
   /// Blocks per SM promised to the compiler (`__launch_bounds__`): it caps registers at 65536 /
-  /// (kMinBlocks x kThreads), 255 at most.
-  static constexpr int kMinBlocks = kMinBlocks_;
+  /// (blocks x threads), 255 at most.
+  static constexpr int min_blocks_per_sm = 2;
+};
+
+/// Everything the tile code needs, derived from the named fields of `Tiles` (a FlashTiles or a
+/// configuration derived from one): the short names the kernels use.
+template <class Tiles>
+struct FlashConfig {
+  static constexpr int D = Tiles::head_dim;         ///< head dimension
+  static constexpr int kWarps = Tiles::warps;       ///< warps per block
+  static constexpr int kThreads = 32 * kWarps;      ///< threads per block
+  static constexpr int kMt = Tiles::m16_tiles_per_warp;  ///< m16 tiles per warp
+  static constexpr int kRowsPerWarp = 16 * kMt;     ///< query rows per warp
+  static constexpr int Br = kRowsPerWarp * kWarps;  ///< query rows per block
+  static constexpr int Bc = Tiles::keys_per_tile;   ///< keys per tile
+  static constexpr int kNt = Bc / 8;                ///< n8 tiles of S per m16 tile
+  static constexpr int kDt = D / 8;                 ///< n8 tiles of O per m16 tile
+  static constexpr int kChunks = D / 8;             ///< 16-byte chunks in a row of Q, K or V
+  static constexpr int kQElems = Br * D;            ///< bf16 values of the Q tile
+  static constexpr int kKVElems = Bc * D;           ///< bf16 values of one K (or V) tile
+  static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM promised
   static_assert(D == 64 || D == 128, "flash: the swizzle and the register budget are written for D = 64 and 128");
   static_assert(Bc % 16 == 0, "flash: P V takes keys 16 at a time");
   static_assert((Br * kChunks) % kThreads == 0 && (Bc * kChunks) % kThreads == 0,

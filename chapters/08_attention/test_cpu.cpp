@@ -1,6 +1,6 @@
 // CPU tests of chapter 08: the reference (small cases by hand, the causal alignment, rows that see
 // nothing, huge scores), the counting (visible pairs, FLOPs, key tiles), the sampling, the
-// tolerances, the check, and the registry.
+// tolerances, the check, the registry, and the searches' candidates.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,6 +12,7 @@
 #include "attention.hpp"
 #include "common/random.hpp"
 #include "common/testing.hpp"
+#include "tune/tune.hpp"
 
 using namespace attention;
 
@@ -349,6 +350,36 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
   }
   REQUIRE(unsupported_v1({1, 1, 1, 1, 256, false}).empty());
   REQUIRE_FALSE(unsupported_v1({1, 1, 1, 1, 257, false}).empty());
+}
+
+TEST_CASE("the searches: unique names, each winner run by its version's launcher, one per D", "[attention][tune]") {
+  std::set<std::string> names;
+  for (const auto& v : versions()) names.insert(v.info.name);
+  for (const tune::Search& search : tune::searches()) {
+    INFO(search.version);
+    const Version* version = nullptr;
+    for (const auto& v : versions()) {
+      if (v.info.name == search.version) version = &v;
+    }
+    REQUIRE(version != nullptr);
+    REQUIRE(version->kernel.precision == search.precision);
+    std::set<std::int64_t> winners;
+    for (const auto& c : *search.candidates) {
+      INFO(c.name);
+      REQUIRE(names.insert(c.name).second);  // no candidate shares a name with a version or another candidate
+      REQUIRE(c.name.substr(0, 3) == search.version.substr(0, 2) + "_");
+      REQUIRE((c.d == 64 || c.d == 128));
+      REQUIRE(c.kernel.precision == search.precision);
+      REQUIRE(c.min_cc >= version->info.min_cc);
+      if (!c.runs_in.empty()) {
+        REQUIRE(c.runs_in == search.version);
+        // Timed through the version's own launcher: the same kernel as the version's row.
+        REQUIRE((c.kernel.f32 == version->kernel.f32 && c.kernel.bf16 == version->kernel.bf16));
+        REQUIRE(winners.insert(c.d).second);
+      }
+    }
+    REQUIRE(winners == std::set<std::int64_t>{64, 128});  // the version runs one configuration per D
+  }
 }
 
 TEST_CASE("bf16 rounding", "[attention][precision]") {

@@ -11,6 +11,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
 #include "test_support.hpp"
+#include "tune/tune.hpp"
 
 using namespace attention;
 using attention::testing::Ranges;
@@ -186,7 +187,7 @@ TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes, both 
 }
 
 TEST_CASE("every tuning candidate matches the CPU reference", "[attention][tune][slow]") {
-  for (const auto& c : tune_candidates()) {
+  for (const auto& c : tune::all_candidates()) {
     DYNAMIC_SECTION(c.name) {
       const Shape probe{1, 1, 8, 8, c.d, false};
       if (tut::current_cc() < c.min_cc) {

@@ -57,9 +57,12 @@ __global__ void attention_v0_pv(const float* p, const float* v, float* o, std::i
 /// traffic per score against 4 D FLOPs, an arithmetic intensity of D / 4 FLOP/byte, far below the
 /// H100's ridge point; and the memory itself limits the problem size (the executable skips v0
 /// where S does not fit). The score kernel also reads K uncoalesced (neighbouring threads read
-/// rows D floats apart). Predicted: a few TFLOP/s, bounded by memory traffic.
+/// rows D floats apart).
 ///
-/// **Measured (H100, docs/results/attention.json):** 0.89 TFLOP/s at B4 H16 S1024 D64 (19.2 ms),
+/// **Predicted.** A few TFLOP/s, bounded by memory traffic.
+///
+/// **Measured (H100, the run at 0b38325, docs/results/attention.json).** 0.89 TFLOP/s at B4 H16
+/// S1024 D64 (19.25 ms),
 /// below the prediction: each score is a D-long dot product whose K row every thread reads on its
 /// own (32 rows per warp instruction), and each output of P V a 1024-long one. With the causal
 /// mask, 0.45 TFLOP/s: all three kernels still do the full Sq x Sk (only half of it counts).

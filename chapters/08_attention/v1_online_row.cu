@@ -112,13 +112,15 @@ void launch_v1(const Shape& s, const float* q, const float* k, const float* v, f
 /// **Changed since v0.** Everything is one kernel; the mask is a loop bound (query i visits keys
 /// 0 .. visible_keys(i) - 1 only). **What is still wrong.** Every warp reads all of K and V of its
 /// head from L2 for its one row: K and V are read Sq times; each lane reads a different K row
-/// (uncoalesced), and a warp reduction per 32 keys is a lot of shuffles per FLOP. Predicted: far
-/// below v0's score kernel in bytes, but still bound by L1/L2 traffic: about v0's speed at
-/// S = 1024, and no memory limit.
+/// (uncoalesced), and a warp reduction per 32 keys is a lot of shuffles per FLOP.
 ///
-/// **Measured (H100):** 0.90 TFLOP/s at B4 H16 S1024 D64, as predicted v0's speed (0.89), without
-/// v0's 256 MiB of S; with the causal mask twice as fast as v0 (10.1 ms against 19.1), because
-/// the loop bound skips the masked keys that v0 computes and throws away.
+/// **Predicted.** Far below v0's score kernel in bytes, but still bound by L1/L2 traffic: about
+/// v0's speed at S = 1024, and no memory limit.
+///
+/// **Measured (H100, the run at 0b38325).** 0.90 TFLOP/s at B4 H16 S1024 D64 (19.11 ms), as
+/// predicted v0's speed (0.89), without v0's 256 MiB of S; with the causal mask 0.86 TFLOP/s, twice
+/// as fast as v0 (10.05 ms against 19.02), because the loop bound skips the masked keys that v0
+/// computes and throws away.
 void launch_attention_v1_online_row(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                     float* lse, void* /*workspace*/, cudaStream_t stream) {
   check_shape(s);

@@ -206,13 +206,14 @@ void launch_v2(const Shape& s, const float* q, const float* k, const float* v, f
 /// normalized factor at every tile. **What is still wrong:** exactly those, which v3 removes.
 ///
 /// **Changed since v1.** Q, K and V tiles in shared memory (rows padded by 4 floats against bank
-/// conflicts), float4 accesses; D = 64 or 128 (template). Predicted: 5-10x v1 (global traffic down
-/// 64x, the math now from shared memory).
+/// conflicts), float4 accesses; D = 64 or 128 (template).
 ///
-/// **Measured (H100):** 25.8 TFLOP/s at B4 H16 S1024 D64, 28.6x v1, far beyond the prediction:
-/// v1 was limited less by bytes than by its per-key shuffles and its uncoalesced K rows, which
-/// the tiles remove as well. 26.6 TFLOP/s at S4096 D64, 28.1 at S4096 D128 (the cuBLAS SGEMM
-/// roof of the table: 51.7).
+/// **Predicted.** 5-10x v1 (global traffic down 64x, the math now from shared memory).
+///
+/// **Measured (H100, the run at 0b38325).** 25.8 TFLOP/s at B4 H16 S1024 D64 (0.667 ms), 28.6x
+/// v1, far beyond the prediction: v1 was limited less by bytes than by its per-key shuffles and
+/// its uncoalesced K rows, which the tiles remove as well. 26.8 TFLOP/s at B4 H16 S4096 D64, 27.9
+/// at B2 H16 S4096 D128 (the cuBLAS SGEMM roof of the table: 51.7); causal 20.2, 25.3 and 26.4.
 void launch_attention_v2_tiled(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
                                void* /*workspace*/, cudaStream_t stream) {
   check_shape(s);

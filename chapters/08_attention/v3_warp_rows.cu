@@ -1,9 +1,34 @@
 /// @file
 /// @brief v3: FlashAttention-2's work split on the CUDA cores: each warp owns 16 query rows from
 /// the scores to the output; the softmax never leaves the warp, and O is rescaled once per tile.
-#include "v3_warp_rows.cuh"
+#include "warp_rows_kernel.cuh"
 
 namespace attention {
+
+namespace {
+
+// [config]
+/// The tiles v3 runs at D = 64: the first configuration (WarpRowsTiles), which the search of
+/// v3's tiles (tune/warp_rows_candidates.cu, `attention_tune`) kept: 4 warps of 16 rows, 64-key
+/// tiles, 68 KiB of shared memory, three blocks per SM. (Its row in the search: v3_d64_bc64_w4_b1.)
+struct V3Tiles64 : WarpRowsTiles {};
+
+/// The tiles v3 runs at D = 128, chosen by the same search (H100): 8 warps (128 query rows) and
+/// 96-key tiles, 216 KiB, one block per SM, causal blocks longest first. The first choice, 4 warps
+/// and 32-key tiles (two blocks of 77 KiB per SM), measured 31 TFLOP/s; 8 warps with 64-key tiles
+/// 36.3 (1.11-1.18x); 96-key tiles 37.3-37.5 (12 keys per lane: 4 + 12 loads of 16 bytes per 192
+/// FMA in the scores instead of 4 + 8 per 128). Causal, one block per SM, query tiles of 1 to 64
+/// key tiles started head by head: the longest start last and the GPU ends on them (31.7 TFLOP/s
+/// at S4096, 13% under the unmasked rate); longest first, 36.0. (Its row: v3_d128_bc96_w8_b1_heavy.)
+struct V3Tiles128 : WarpRowsTiles {
+  static constexpr int head_dim = 128;        ///< D
+  static constexpr int keys_per_tile = 96;    ///< 12 keys per lane
+  static constexpr int warps = 8;             ///< 128 query rows per block
+  static constexpr bool heavy_first = true;   ///< causal blocks longest first
+};
+// [config]
+
+}  // namespace
 
 /// @brief v3: FlashAttention-2's work split. Each warp owns 16 query rows end to end; the only
 /// block-wide step left is loading the K and V tiles.
@@ -21,29 +46,29 @@ namespace attention {
 /// **Changed since v2.** Two barriers per tile instead of four; no S round trip through shared
 /// memory; a register tile of 4 rows x Bc / 8 keys per lane for the scores and 4 rows x D / 8
 /// columns for O, with float4 loads laid out so that no shared-memory read conflicts (strides
-/// D + 4 for Q and K, Bc + 8 for P). D = 64: 4 warps and 64-key tiles (70 KiB, three blocks per
-/// SM); D = 128: 8 warps and 96-key tiles (216 KiB, one block per SM; causal blocks longest first,
-/// as v6 orders them), from the search below.
+/// D + 4 for Q and K, Bc + 8 for P). The kernel, templated on its tiles, is in
+/// warp_rows_kernel.cuh (`[kernel]`); the tiles v3 runs are above (the config snippet): at D = 64 4 warps
+/// and 64-key tiles (68 KiB, three blocks per SM), at D = 128 8 warps and 96-key tiles (216 KiB,
+/// one block per SM; causal blocks longest first, as v6 orders them), from the search of
+/// tune/warp_rows_candidates.cu.
 ///
 /// **Predicted.** Per 4 dims of a score, 4 + Bc / 8 float4 loads feed 16 Bc / 8 FMA: at D = 64
 /// 128 FMA per 12 LDS.128; the FMA pipe, not shared memory, should be the limit: 40-50% of the FP32
 /// peak (about 67 TFLOP/s on an H100 SXM), 2-3x v2.
 ///
-/// **Measured (H100).** At D = 64: 35.5 TFLOP/s (S1024) and 37.2 (S4096), 53-56% of that peak and
-/// 69-72% of cuBLAS SGEMM's rate in the same run, as predicted; but only 1.4x v2, which had beaten
-/// its own prediction. At D = 128 the first tiles (4 warps, 32-key tiles: two blocks of 77 KiB per
-/// SM) reached 31.3 TFLOP/s, 1.1x v2. ncu (S8192 D128): shared-memory (L1) throughput 71%, FMA
-/// pipe 49.5%, 8 warps per SM (the shared memory allows two blocks): with 4 keys per lane the
-/// scores take 8 FMA per LDS.128. The search (`attention --tune`, tune.cu) found 8 warps with
-/// 64-key tiles (one block of 167 KiB per SM, 8 keys per lane) 1.11-1.18x faster: 36.3 TFLOP/s at
-/// S4096 D128, 36.4 at S8192, but 31.7 and 34.9 with the causal mask. That was 0.79x and 0.73-0.76x
-/// PyTorch's EFFICIENT_ATTENTION at D = 128 (target 0.8x). Two more steps of the search: 96-key
-/// tiles (12 keys per lane, 216 KiB) +3% (37.3 and 37.5 TFLOP/s); two blocks per SM of 4 warps
-/// (48- and 56-key tiles) and 12 warps of 64-key tiles lost 2-13%. And with the causal mask the
-/// order of the blocks: with one block per SM and query tiles started head by head, shortest
-/// first, the last blocks to start are the longest, and the GPU ends on a few of them (a
-/// simulation of the schedule: 86% busy at S4096, 93% at S8192). Started longest first (v6's
-/// order, block_tile()), the causal rate rose 13% and 6%: 36.0 and 37.6 TFLOP/s (V3Config128).
+/// **Measured (H100, the run at 0b38325).** 35.5 TFLOP/s at B4 H16 S1024 D64 and 37.2 at B4 H16
+/// S4096 D64, 53-56% of that peak and 1.73-1.80x the cuBLAS-based library attention (SGEMM roof
+/// of the run: 51.7), as predicted; but only 1.4x v2, which had beaten its own prediction. 37.4 at
+/// B2 H16 S4096 D128 and 37.8 at B1 H32 S8192 D128; causal 26.4, 34.4, 36.2 and 37.6. How D = 128
+/// got there (the search's runs, `attention_tune`): the first tiles (4 warps, 32-key tiles: two
+/// blocks of 77 KiB per SM) reached 31.3 TFLOP/s, 1.1x v2. ncu (S8192 D128): shared-memory (L1)
+/// throughput 71%, FMA pipe 49.5%, 8 warps per SM: with 4 keys per lane the scores take 8 FMA per
+/// LDS.128. 8 warps with 64-key tiles (one block of 167 KiB per SM, 8 keys per lane) were
+/// 1.11-1.18x faster, 96-key tiles (12 keys per lane, 216 KiB) another 3%; two blocks per SM of 4
+/// warps (48- and 56-key tiles) and 12 warps of 64-key tiles lost 2-13%. With the causal mask and
+/// one block per SM, query tiles started head by head, shortest first, leave the longest for last
+/// and the GPU ends on a few of them (a simulation of the schedule: 86% busy at S4096, 93% at
+/// S8192); started longest first (v6's order, block_tile()), the causal rate rose 13% and 6%.
 void launch_attention_v3_warp_rows(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                    float* lse, void* /*workspace*/, cudaStream_t stream) {
   check_shape(s);
@@ -51,9 +76,9 @@ void launch_attention_v3_warp_rows(const Shape& s, const float* q, const float* 
     throw std::invalid_argument("v3_warp_rows: " + unsupported_unless_d64_d128(s));
   }
   if (s.d == 64) {
-    launch_v3<V3Config64>(s, q, k, v, o, lse, stream);
+    launch_warp_rows<V3Tiles64>(s, q, k, v, o, lse, stream);
   } else {
-    launch_v3<V3Config128>(s, q, k, v, o, lse, stream);
+    launch_warp_rows<V3Tiles128>(s, q, k, v, o, lse, stream);
   }
 }
 

@@ -13,12 +13,12 @@ namespace attention {
 /// tiles of 64 keys staged in shared memory with ordinary loads, one tile at a time.
 // [kernel]
 template <int D>
-__global__ void __launch_bounds__(FlashConfig<D>::kThreads, 2)
+__global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, 2)
     attention_v4_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                      const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o, float* __restrict__ lse,
                      int sq, int sk, bool causal, float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using Cfg = FlashConfig<D>;
+  using Cfg = FlashConfig<FlashTiles<D>>;
   extern __shared__ __align__(128) unsigned char smem[];
   __nv_bfloat16* Qs = reinterpret_cast<__nv_bfloat16*>(smem);  // (Br, D), swizzled
   __nv_bfloat16* Ks = Qs + Cfg::kQElems;                         // (Bc, D), swizzled
@@ -58,7 +58,7 @@ namespace {
 template <int D>
 void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                __nv_bfloat16* o, float* lse, cudaStream_t stream) {
-  using Cfg = FlashConfig<D>;
+  using Cfg = FlashConfig<FlashTiles<D>>;
   const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v4_mma");
   constexpr int kSmem = (Cfg::kQElems + 2 * Cfg::kKVElems) * 2;
   tut::allow_dynamic_smem(attention_v4_mma<D>, kSmem);
@@ -73,7 +73,7 @@ void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 /// @brief v4: tensor cores. The work split of v3 (each warp owns query rows end to end, the
 /// softmax never leaves the warp), with both products on `mma.sync.m16n8k16` in bf16.
 ///
-/// **Idea.** Attention is two GEMMs around a row softmax; chapter 06's v10 showed how to feed
+/// **Idea.** Attention is two GEMMs around a row softmax; chapter 06's v11 showed how to feed
 /// the tensor cores with `ldmatrix` from a swizzled shared-memory layout. Here the fragment
 /// layouts do more: the accumulator of S = Q K^T for 16 keys (two n8 tiles, c[0..3] each) holds,
 /// once rounded to bf16 in pairs, exactly the A fragment of the next product P V for those 16
@@ -84,17 +84,20 @@ void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 ///
 /// **Changed since v3.** bf16 inputs and output (fp32 accumulation and softmax); 128 query rows
 /// per block, 4 warps of 32 rows (two m16 tiles each, so every K and V fragment feeds 4 mma), 64
-/// keys per tile; Q's fragments in registers for D = 64, re-read from shared memory per tile for
-/// D = 128 (registers: 128 for O, 64 for S). Tiles are still loaded by ordinary 16-byte loads and
+/// keys per tile (32 at D = 128, where a lane already holds 128 fp32 of O); Q re-read from shared
+/// memory by ldmatrix at every tile, as in FlashAttention-2 (its fragments would take another 32 or
+/// 64 registers). The tile's math, attend_tile(), and the tiles, FlashTiles, are in flash_mma.cuh
+/// (shared with v5 and v6). Tiles are still loaded by ordinary 16-byte loads and
 /// stores between two barriers: each tile's global-memory latency is exposed.
 ///
 /// **Predicted.** Every FLOP now runs on the tensor cores (about 15x the fp32 FFMA rate); the
 /// exposed loads, the exp (16 per clock per SM against 1024 FLOP per clock of mma) and the
 /// per-tile rescale of O keep it well below a GEMM: 150-200 TFLOP/s on an H100 at S = 4096.
 ///
-/// **Measured (H100):** 238 TFLOP/s at B4 H16 S4096 D64, 239 at B2 H16 S4096 D128, 245 at B1 H32
-/// S8192 D128: better than predicted, 30-31% of cuBLAS's BF16 GEMM rate in the same run (787),
-/// 3.6-7.1x the cuBLAS-based library attention. Causal: 198, 185 and 218 TFLOP/s.
+/// **Measured (H100, the run at 0b38325).** 240 TFLOP/s at B4 H16 S4096 D64, 237 at B2 H16 S4096
+/// D128, 246 at B1 H32 S8192 D128: better than predicted, 30-31% of cuBLAS's BF16 GEMM rate in the
+/// same run (789), 3.6-7.2x the cuBLAS-based library attention. Causal: 198, 186 and 219 TFLOP/s;
+/// at B4 H16 S1024 D64 181 (causal 113).
 void launch_attention_v4_mma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                              const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                              cudaStream_t stream) {

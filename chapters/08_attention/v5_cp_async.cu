@@ -12,12 +12,12 @@ namespace attention {
 /// @brief v5's kernel: v4's, with double-buffered asynchronous K and V copies.
 // [kernel]
 template <int D>
-__global__ void __launch_bounds__(FlashConfig<D>::kThreads, 2)
+__global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, 2)
     attention_v5_cp_async(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                           const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
                           float* __restrict__ lse, int sq, int sk, bool causal, float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using Cfg = FlashConfig<D>;
+  using Cfg = FlashConfig<FlashTiles<D>>;
   extern __shared__ __align__(128) unsigned char smem[];
   __nv_bfloat16* Qs = reinterpret_cast<__nv_bfloat16*>(smem);  // (Br, D), swizzled
   __nv_bfloat16* KVs = Qs + Cfg::kQElems;                        // 2 x [ K (Bc, D) | V (Bc, D) ], swizzled
@@ -68,7 +68,7 @@ namespace {
 template <int D>
 void launch_v5(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                __nv_bfloat16* o, float* lse, cudaStream_t stream) {
-  using Cfg = FlashConfig<D>;
+  using Cfg = FlashConfig<FlashTiles<D>>;
   const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v5_cp_async");
   constexpr int kSmem = (Cfg::kQElems + 4 * Cfg::kKVElems) * 2;
   tut::allow_dynamic_smem(attention_v5_cp_async<D>, kSmem);
@@ -97,8 +97,8 @@ void launch_v5(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 /// **Predicted.** Two blocks per SM already hide part of v4's load latency (one computes while
 /// the other waits): +10-20%, more at D = 128 where each tile is twice the bytes.
 ///
-/// **Measured (H100):** +13% at S4096 D64 (271 TFLOP/s), +17% at S4096 D128 (280), +18% at S8192
-/// D128 (288), as predicted; causal +10-13%.
+/// **Measured (H100, the run at 0b38325).** +12% at B4 H16 S4096 D64 (270 TFLOP/s), +17% at B2 H16
+/// S4096 D128 (278), +18% at B1 H32 S8192 D128 (290), as predicted; causal +9-13% (216, 211, 246).
 void launch_attention_v5_cp_async(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                   const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                   cudaStream_t stream) {

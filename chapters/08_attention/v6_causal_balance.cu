@@ -1,9 +1,24 @@
 /// @file
 /// @brief v6: v5 with the causal mask's costs removed: the mask is computed only on the tiles that
 /// cross the diagonal (or the end of K), and the blocks with the most tiles start first (sm_80+).
-#include "v6_causal_balance.cuh"
+#include "causal_balance_kernel.cuh"
 
 namespace attention {
+
+namespace {
+
+// [config]
+/// The tiles v6 runs at D = 64: v4's and v5's (FlashTiles<64>), which the search of v6's tiles
+/// (tune/flash_candidates.cu, `attention_tune`) kept: 128 query rows per block in 4 warps of two
+/// m16 tiles, 64-key tiles, two blocks per SM promised. (Its row in the search: v6_d64_bc64_m2_w4_b2.)
+struct V6Tiles64 : FlashTiles<64> {};
+/// The tiles v6 runs at D = 128: v4's and v5's (FlashTiles<128>, 32-key tiles), kept by the same
+/// search; FlashAttention-2's 64-key tiles spill here (68 bytes) and lost 1-2%. (Its row:
+/// v6_d128_bc32_m2_w4_b2.)
+struct V6Tiles128 : FlashTiles<128> {};
+// [config]
+
+}  // namespace
 
 /// @brief v6: the causal mask costs only where it masks. Tiles inside the visible triangle skip
 /// the mask arithmetic, and blocks are launched longest first.
@@ -20,25 +35,28 @@ namespace attention {
 /// first, for all heads at once, and the shortest fill in at the end (the longest-processing-time
 /// rule of scheduling).
 ///
-/// **Changed since v5.** The block-to-tile mapping (causal only) and the `needs_mask` test per
-/// tile. Without the mask, v6 runs exactly v5's tiles; only the last partial tile of K is masked.
+/// **Changed since v5.** The block-to-tile mapping (causal only) and the test of which tiles need
+/// the mask, in the kernel of causal_balance_kernel.cuh (`[kernel]`), templated on its tiles for
+/// the search. Without the mask, v6 runs exactly v5's tiles; only the last partial tile of K is
+/// masked.
 ///
 /// **Predicted.** Causal: +5-15% over v5 (less arithmetic per tile, a shorter tail at the end of
 /// the grid, most visible with few blocks per SM, e.g. S = 1024); non-causal: +1-3% (the mask of
 /// the last tile only).
 ///
-/// **Measured (H100):** causal far more than predicted: +43% at S1024 D64 (126 -> 180 TFLOP/s),
-/// +25% at S4096 D64 (217 -> 271), +30% at S4096 D128 (209 -> 271), +19% at S8192 D128 (246 ->
-/// 293): causal v6 runs at 86-98% of its non-causal rate, where v5 ran at 64-86%. Non-causal
-/// +3-5% (282, 288, 298 TFLOP/s). The search (tune.cu) kept these tiles: 8 warps of 16 rows lost
-/// 1-26%, 64-key tiles at D = 128 (FlashAttention-2's choice; 68 bytes of spills here) 1-2%.
+/// **Measured (H100, the run at 0b38325).** Causal far more than predicted: +46% at B4 H16 S1024
+/// D64 (125 -> 183 TFLOP/s), +26% at S4096 D64 (216 -> 271), +29% at S4096 D128 (211 -> 273),
+/// +19% at S8192 D128 (246 -> 293): causal v6 runs at 84-99% of its non-causal rate, where v5 ran
+/// at 60-85%. Non-causal +2-5% (218, 282, 288, 297 TFLOP/s). The search (tune/flash_candidates.cu,
+/// `attention_tune`) kept v4's tiles (its config above): 8 warps of 16 rows lost 1-26%, 64-key
+/// tiles at D = 128 (FlashAttention-2's choice; 68 bytes of spills here) 1-2%.
 void launch_attention_v6_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                         const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                         cudaStream_t stream) {
   if (s.d == 64) {
-    launch_v6<V6Config64>(s, q, k, v, o, lse, stream);
+    launch_causal_balance<V6Tiles64>(s, q, k, v, o, lse, stream);
   } else {
-    launch_v6<V6Config128>(s, q, k, v, o, lse, stream);
+    launch_causal_balance<V6Tiles128>(s, q, k, v, o, lse, stream);
   }
 }
 

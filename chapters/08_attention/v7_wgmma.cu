@@ -2,11 +2,30 @@
 /// @brief v7: the Hopper step (sm_90a), FlashAttention-3 style: a producer warpgroup streams K and
 /// V tiles into a two-stage ring with TMA; two consumer warpgroups compute S = Q K^T and O += P V
 /// with wgmma, P taken from registers.
-#include "v7_wgmma.cuh"
-
 #include "common/tensor_map.hpp"
+#include "warp_specialized_kernel.cuh"
 
 namespace attention {
+
+namespace {
+
+// [config]
+/// The tiles v7 runs at D = 64, chosen by the search of v7's tiles (tune/wgmma_candidates.cu,
+/// `attention_tune`, H100): 64-key tiles and two blocks per SM (consumers at 104 registers; one
+/// block waits for its loads while the other computes) beat 128-key tiles with one block by
+/// 7-15%. (Its row in the search: v7_d64_bc64_b2.)
+struct V7Tiles64 : WgmmaTiles {
+  static constexpr int head_dim = 64;           ///< D
+  static constexpr int keys_per_tile = 64;      ///< S's wgmma is m64n64k16
+  static constexpr int min_blocks_per_sm = 2;   ///< two blocks of 49 KiB per SM
+};
+/// The tiles v7 runs at D = 128: the first configuration (WgmmaTiles: 128 x 128 tiles, one block
+/// of 161 KiB per SM), the only candidate of its search at this D. (Its row: v7_d128_bc128_b1.)
+struct V7Tiles128 : WgmmaTiles {};
+// [config]
+
+}  // namespace
+
 
 CUtensorMap head_map(const __nv_bfloat16* base, std::int64_t rows, std::int64_t heads, int d, unsigned box_rows) {
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(heads)};
@@ -47,25 +66,30 @@ std::string unsupported_v7(const Shape& s) {
 /// that need it, causal blocks longest first, O = 0 / lse = -inf for rows that see no key. Not
 /// yet: FlashAttention-3's overlap of one warpgroup's softmax with its next tile's Q K^T and the
 /// ping-pong schedule between the two warpgroups; here the two consumers overlap only as the
-/// warp schedulers happen to interleave them, and each waits for its own wgmma.
+/// warp schedulers happen to interleave them, and each waits for its own wgmma. Where the code
+/// is: the kernel in warp_specialized_kernel.cuh (`[kernel]`, its `[producer]` and `[consumer]`
+/// parts), one consumer's products and softmax on a tile in wgmma_tile.cuh (`[scores]`, `[pv]`,
+/// `[softmax]`), the tiles v7 runs above (its config).
 ///
-/// **Predicted (H100).** In the gemm chapter wgmma ran 1.73x mma.sync (v14 751 against v10 434
+/// **Predicted (H100).** In the gemm chapter wgmma ran 1.73x mma.sync (v14 751 against v11 434
 /// TFLOP/s at 8192^3); the softmax and the waits stay as they were. 380-450 TFLOP/s at S >= 4096
 /// without the mask (v6: 282-298), above FlashAttention-2's 302-366, below cuDNN's 486-686.
 ///
-/// **Measured (H100, the search's run).** 562 TFLOP/s at S4096 D128 and 593 at S8192 D128 (v6:
-/// 286, 294), 481 and 540 with the causal mask: twice v6, above the prediction. At D = 64 the
-/// first tiles (128 keys, one block per SM) reached 377 at S4096 but only 267 at S1024 (ncu: the
-/// tensor pipe 33% busy); two blocks per SM with 64-key tiles (consumers at 104 registers, a block
-/// waits for its loads while the other computes) 404 and 296. ncu at S8192 D128: the tensor pipe
-/// 63% busy (v6: 46%), issue slots 34%, 168 registers, 3 warpgroups per SM; the consumer waits
-/// for each of its wgmma groups, so its softmax and its tensor-core work still alternate.
+/// **Measured (H100, the run at 0b38325).** 562 TFLOP/s at B2 H16 S4096 D128 and 593 at B1 H32
+/// S8192 D128 (v6: 288, 297), 484 and 542 with the causal mask: twice v6, above the prediction. At
+/// D = 64 404 at S4096 and 294 at S1024 (causal 371 and 218), 1.19-1.43x v6. In the search's runs
+/// (`attention_tune`) the first D = 64 tiles (128 keys, one block per SM) reached 377 at S4096 but
+/// only 267 at S1024 (ncu: the tensor pipe 33% busy); two blocks per SM with 64-key tiles
+/// (consumers at 104 registers, a block waits for its loads while the other computes) won. ncu at
+/// S8192 D128: the tensor pipe 63% busy (v6: 46%), issue slots 34%, 168 registers, 3 warpgroups per
+/// SM; the consumer waits for each of its wgmma groups, so its softmax and its tensor-core work
+/// still alternate.
 void launch_attention_v7_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                                __nv_bfloat16* o, float* lse, void* /*workspace*/, cudaStream_t stream) {
   if (s.d == 64) {
-    launch_v7<V7Config64>(s, q, k, v, o, lse, stream);
+    launch_warp_specialized<V7Tiles64>(s, q, k, v, o, lse, stream);
   } else {
-    launch_v7<V7Config128>(s, q, k, v, o, lse, stream);  // (another D: refused there)
+    launch_warp_specialized<V7Tiles128>(s, q, k, v, o, lse, stream);  // (another D: refused there)
   }
 }
 

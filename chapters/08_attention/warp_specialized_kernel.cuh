@@ -1,6 +1,7 @@
 /// @file
-/// @brief v7's kernel and launcher, templated on the tiles (WgmmaTiles): v7_wgmma.cu runs the
-/// tiles chosen per head dimension, tune.cu the candidates of the search (sm_90a).
+/// @brief The warp-specialized kernel (a TMA producer warpgroup, two wgmma consumer warpgroups)
+/// and its launcher, templated on the tiles (WgmmaTiles): v7_wgmma.cu runs the tiles chosen per
+/// head dimension, tune/wgmma_candidates.cu the candidates of the search (sm_90a).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (types only)
@@ -17,125 +18,9 @@
 #include "common/hopper_ptx.cuh"
 #include "flash_mma.cuh"
 #include "online_softmax.cuh"
+#include "wgmma_tile.cuh"
 
 namespace attention {
-
-/// The tiles of v7: head dimension `kD` (64 or 128), `kBc` keys per tile (64 or 128: the n of S's
-/// wgmma), `kMinBlocks` blocks per SM (1 or 2: the registers the consumers get follow from it).
-/// 128 query rows per block, one 64-row slice per consumer warpgroup; K and V in a ring of two
-/// stages. Every tile is stored as TMA writes it with the 128-byte swizzle: in boxes of 64
-/// columns (128 bytes per row), one box per 64 columns of D, one after the other.
-template <int kD, int kBc = 128, int kMinBlocks_ = 1>
-struct WgmmaTiles {
-  static constexpr int D = kD;                             ///< head dimension
-  static constexpr int kConsumers = 2;                     ///< consumer warpgroups (the producer is a third)
-  static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
-  static constexpr int kMinBlocks = kMinBlocks_;           ///< blocks per SM (`__launch_bounds__`)
-  static constexpr int Br = 64 * kConsumers;               ///< query rows per block
-  static constexpr int Bc = kBc;                           ///< keys per tile: the n of S's wgmma
-  static constexpr int kStages = 2;                        ///< K/V tiles resident in shared memory
-  static constexpr int kBoxes = D / 64;                    ///< 64-column TMA boxes per row of a tile
-  static constexpr int kQBoxBytes = Br * 128;              ///< one box of Q: Br rows of 128 bytes
-  static constexpr int kKVBoxBytes = Bc * 128;             ///< one box of K or V: Bc rows of 128 bytes
-  static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
-  static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
-  static constexpr int kBarriers = 1 + 3 * kStages;        ///< Q's, and per stage K full, V full, empty
-  /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
-  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
-  /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
-  static constexpr int kProducerRegs = 24;
-  /// Registers per thread the block is launched with: 65536 / (kMinBlocks kThreads), in steps of 8
-  /// (168 at one block per SM, 80 at two). ptxas compiles the whole kernel within this.
-  static constexpr int kLaunchRegs = 65536 / (kMinBlocks * kThreads) / 8 * 8;
-  /// Registers per thread the consumers take (setmaxnreg.inc): their launch share plus what the
-  /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two).
-  static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
-  static_assert(D == 64 || D == 128, "v7: D is 64 or 128 (one or two 64-column boxes per row)");
-  static_assert(Bc == 64 || Bc == 128, "v7: S's wgmma is m64n64k16 or m64n128k16");
-  static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v7: one or two blocks per SM");
-  static_assert(kConsumerRegs <= 256, "v7: setmaxnreg goes up to 256 registers");
-  static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v7: more shared memory than a Hopper SM gives");
-};
-
-#if TUT_SM90A
-
-/// S (64 x Bc, fp32) = Q (the warpgroup's 64 rows) K^T for a whole tile: D / 16 wgmma m64nBck16,
-/// both operands K-major from shared memory (rows of D contiguous), so transpose-B = 0. k-step kk
-/// lies in box kk / 4, 32 (kk % 4) bytes into its rows. The first k-step overwrites S (scale-d 0).
-// [scores]
-template <class T>
-__device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsigned char* q_rows,
-                                             const unsigned char* k_tile) {
-  using namespace tut::sm90;
-#pragma unroll
-  for (int kk = 0; kk < T::D / 16; ++kk) {
-    const std::uint64_t desc_q = smem_desc(q_rows + (kk / 4) * T::kQBoxBytes + (kk % 4) * 32, 16, 1024);
-    const std::uint64_t desc_k = smem_desc(k_tile + (kk / 4) * T::kKVBoxBytes + (kk % 4) * 32, 16, 1024);
-    if constexpr (T::Bc == 64) {
-      wgmma_m64n64k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
-    } else {
-      wgmma_m64n128k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
-    }
-  }
-}
-// [scores]
-
-/// O (64 x D, fp32) += P (64 x Bc, bf16 in registers) V (Bc x D): Bc / 16 wgmma m64nDk16 with A
-/// from registers. V is stored [key][d], row-major K x N for this product: MN-major, so
-/// transpose-B = 1, LBO = the distance between its 64-column boxes, and k-step kk (16 keys)
-/// starts 16 kk rows = 2048 kk bytes in (as gemm's B).
-// [pv]
-template <class T>
-__device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32_t (&p)[T::Bc / 16][4],
-                                         const unsigned char* v_tile) {
-  using namespace tut::sm90;
-#pragma unroll
-  for (int kk = 0; kk < T::Bc / 16; ++kk) {
-    const std::uint64_t desc_v = smem_desc(v_tile + kk * 2048, T::kKVBoxBytes, 1024);
-    if constexpr (T::D == 64) {
-      wgmma_m64n64k16_rs<1>(o, p[kk], desc_v, 1);
-    } else {
-      wgmma_m64n128k16_rs<1>(o, p[kk], desc_v, 1);
-    }
-  }
-}
-// [pv]
-
-#endif  // TUT_SM90A
-
-/// The online softmax of one tile on S's accumulators, in place: each thread holds rows g and
-/// g + 8 of its warp's 16 (h = 0, 1), 2 scores per 8 keys (s[4 j + 2 h], s[4 j + 2 h + 1]); the
-/// row's other scores are in the 3 other lanes of its quad. On return s holds P = 2^(s scale_log2
-/// - m_new), `m` the new running max (base 2), `l` this lane's share of the running sum, and
-/// `alpha` the factor that moves O from the old max to the new one (as attend_tile() in v4-v6).
-// [softmax]
-template <int kBc>
-__device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2], float (&l)[2], float (&alpha)[2],
-                                             float scale_log2) {
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};  // 4 independent chains
-#pragma unroll
-    for (int j = 0; j < kBc / 8; ++j) mx4[j % 4] = fmaxf(mx4[j % 4], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
-    const float mx = group_max<4>(fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]))) * scale_log2;
-    const float m_new = fmaxf(m[h], mx);
-    alpha[h] = rescale_factor(m[h], m_new);
-    const float shift = exp_shift(m_new);
-    float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-    for (int j = 0; j < kBc / 8; ++j) {
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const float p = fast_exp2(fmaf(s[4 * j + 2 * h + e], scale_log2, -shift));  // -inf -> 0
-        s[4 * j + 2 * h + e] = p;
-        sum4[j % 4] += p;
-      }
-    }
-    l[h] = l[h] * alpha[h] + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
-    m[h] = m_new;
-  }
-}
-// [softmax]
 
 /// @brief v7's kernel: one block per 128 query rows of a head; warpgroups 0 and 1 consume (64 rows
 /// each), warpgroup 2 produces (sm_90a; traps elsewhere, where the registry never launches it).
@@ -302,11 +187,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 /// that reaches past the head's last row gets zeros there, never the next head's rows.
 CUtensorMap head_map(const __nv_bfloat16* base, std::int64_t rows, std::int64_t heads, int d, unsigned box_rows);
 
-/// Launches v7's kernel with the tiles `T` (one block per T::Br query rows of a head). Throws
-/// std::invalid_argument for another D, off Hopper, or without sm_90a code (unsupported_v7()).
-template <class T>
-void launch_v7(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
-               __nv_bfloat16* o, float* lse, cudaStream_t stream) {
+/// Launches the warp-specialized kernel with the tiles `Tiles` (one block per Br query rows of a
+/// head). Throws std::invalid_argument for another D, off Hopper, or without sm_90a code
+/// (unsupported_v7()).
+template <class Tiles>
+void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                             __nv_bfloat16* o, float* lse, cudaStream_t stream) {
+  using T = WgmmaConfig<Tiles>;
   const std::string why = unsupported_v7(s);
   if (!why.empty()) throw std::invalid_argument("v7_wgmma: " + why);
   if (s.d != T::D) throw std::invalid_argument("v7: these tiles are compiled for D = " + std::to_string(T::D));
@@ -320,10 +207,5 @@ void launch_v7(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
       s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
 }
-
-/// The tiles v7 runs at D = 64, from the search (tune.cu): 64-key tiles, two blocks per SM.
-using V7Config64 = WgmmaTiles<64, 64, 2>;
-/// The tiles v7 runs at D = 128.
-using V7Config128 = WgmmaTiles<128, 128, 1>;
 
 }  // namespace attention

@@ -1,6 +1,8 @@
 /// @file
-/// @brief v6's kernel and launcher, templated on the tiles (FlashConfig): v6_causal_balance.cu runs
-/// the configuration chosen per head dimension, tune.cu the candidates of the search.
+/// @brief The causal-balance kernel (v5's pipeline, the mask only on the tiles that need it,
+/// causal blocks longest first) and its launcher, templated on the tiles (FlashConfig):
+/// v6_causal_balance.cu runs the tiles chosen per head dimension, tune/flash_candidates.cu the
+/// candidates of the search.
 #pragma once
 
 #include <stdexcept>
@@ -79,10 +81,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 }
 // [kernel]
 
-/// Launches v6's kernel with the tiles of `Cfg` (one block per Cfg::Br query rows of a head).
-template <class Cfg>
-void launch_v6(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
-               __nv_bfloat16* o, float* lse, cudaStream_t stream) {
+/// Launches the causal-balance kernel with the tiles `Tiles` (a FlashTiles or a configuration
+/// derived from one; one block per Br query rows of a head).
+template <class Tiles>
+void launch_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                           __nv_bfloat16* o, float* lse, cudaStream_t stream) {
+  using Cfg = FlashConfig<Tiles>;
   if (s.d != Cfg::D) throw std::invalid_argument("v6: these tiles are compiled for D = " + std::to_string(Cfg::D));
   const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v6_causal_balance");
   constexpr int kSmem = (Cfg::kQElems + 4 * Cfg::kKVElems) * 2;
@@ -92,10 +96,5 @@ void launch_v6(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
       s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
 }
-
-/// The tiles v6 runs at D = 64 (tune.cu holds the candidates of the search).
-using V6Config64 = FlashConfig<64, 64, 2, 4>;
-/// The tiles v6 runs at D = 128.
-using V6Config128 = FlashConfig<128, 32, 2, 4>;
 
 }  // namespace attention

@@ -1,6 +1,7 @@
 /// @file
-/// @brief v3's kernel and launcher, templated on the tiles (V3Tiles): v3_warp_rows.cu runs the
-/// tiles chosen per head dimension, tune.cu the candidates of the search.
+/// @brief The warp-rows kernel (FlashAttention-2's work split on the CUDA cores, fp32) and its
+/// launcher, templated on the tiles: v3_warp_rows.cu runs the tiles chosen per head dimension,
+/// tune/warp_rows_candidates.cu the candidates of the search.
 #pragma once
 
 #include <stdexcept>
@@ -12,29 +13,41 @@
 
 namespace attention {
 
-/// The tiles of v3: kWarps warps of 16 query rows (v3 runs 4: 64 rows per block), tiles of kBc keys,
-/// kMinBlocks blocks per SM promised to the compiler. A lane (r, c) = (lane / 8, lane % 8) owns
-/// the rows r, r + 4, r + 8, r + 12 of its warp, the keys c, c + 8, ... of each tile, and the
-/// output columns 4c .. 4c + 3 of every 32. kHeavyFirst: with the causal mask, the blocks start in
-/// v6's order, the query tiles with the most keys first (block_tile()); else head by head.
-template <int D, int kBc, int kWarps_ = 4, int kMinBlocks_ = 1, bool kHeavyFirst_ = false>
-struct V3Tiles {
-  static constexpr int kHeadDim = D;               ///< head dimension
-  static constexpr int kWarps = kWarps_;           ///< warps per block
-  static constexpr int kMinBlocks = kMinBlocks_;   ///< blocks per SM promised (caps the registers)
-  static constexpr bool kHeavyFirst = kHeavyFirst_;  ///< causal: longest blocks first (v6's order)
-  static constexpr int kThreads = 32 * kWarps;     ///< threads per block
-  static constexpr int Br = 16 * kWarps;           ///< query rows per block
-  static constexpr int Bc = kBc;                   ///< keys per tile
-  static constexpr int kKeys = Bc / 8;             ///< keys per lane and tile
-  static constexpr int kVecs = D / 32;             ///< float4s of an O row per lane
+/// The tiles of the warp-rows kernel, by name: v3's first configuration, from which v3's chosen
+/// ones (v3_warp_rows.cu) and the candidates of its search (tune/warp_rows_candidates.cu) derive,
+/// each stating only the fields it changes. A lane (r, c) = (lane / 8, lane % 8) owns the rows r,
+/// r + 4, r + 8, r + 12 of its warp's 16, the keys c, c + 8, ... of each tile, and the output
+/// columns 4c .. 4c + 3 of every 32.
+struct WarpRowsTiles {
+  static constexpr int head_dim = 64;          ///< D
+  static constexpr int keys_per_tile = 64;     ///< Bc: a multiple of 8 (spread over 8 lanes)
+  static constexpr int warps = 4;              ///< warps per block, 16 query rows each
+  static constexpr int min_blocks_per_sm = 1;  ///< promised to the compiler (caps the registers)
+  /// With the causal mask, start the query tiles with the most keys first, all heads at a time
+  /// (v6's order, block_tile()); else head by head.
+  static constexpr bool heavy_first = false;
+};
+
+/// Everything the kernel needs, derived from the named fields of `Tiles` (a WarpRowsTiles or a
+/// configuration derived from one): the short names the kernel uses.
+template <class Tiles>
+struct WarpRowsConfig {
+  static constexpr int kHeadDim = Tiles::head_dim;          ///< head dimension
+  static constexpr int kWarps = Tiles::warps;               ///< warps per block
+  static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM promised (caps the registers)
+  static constexpr bool kHeavyFirst = Tiles::heavy_first;   ///< causal: longest blocks first (v6's order)
+  static constexpr int kThreads = 32 * kWarps;              ///< threads per block
+  static constexpr int Br = 16 * kWarps;                    ///< query rows per block
+  static constexpr int Bc = Tiles::keys_per_tile;           ///< keys per tile
+  static constexpr int kKeys = Bc / 8;                      ///< keys per lane and tile
+  static constexpr int kVecs = kHeadDim / 32;               ///< float4s of an O row per lane
   /// Qs and Ks rows: a warp's float4 reads hit 4 (Q) or 8 (K) consecutive rows, 4 words apart mod 32 banks.
-  static constexpr int kQStride = D + 4;
-  static constexpr int kKStride = D + 4;   ///< see kQStride
+  static constexpr int kQStride = kHeadDim + 4;
+  static constexpr int kKStride = kHeadDim + 4;  ///< see kQStride
   /// Ps rows: 8 words apart mod 32, so that the scalar stores of 4 rows x 8 keys hit 32 banks.
   static constexpr int kPStride = Bc + (8 - Bc % 32 + 32) % 32;
   /// Qs (Br, D) | Ks (Bc, D) | Vs (Bc, D) | Ps (kWarps, 16, Bc)
-  static constexpr int kSmemFloats = Br * kQStride + Bc * kKStride + Bc * D + kWarps * 16 * kPStride;
+  static constexpr int kSmemFloats = Br * kQStride + Bc * kKStride + Bc * kHeadDim + kWarps * 16 * kPStride;
   static_assert(kQStride % 32 == 4 && kKStride % 32 == 4 && kPStride % 32 == 8, "v3: bank-conflict-free strides");
   static_assert(Bc % 8 == 0, "v3: the keys of a tile are spread over 8 lanes");
 };
@@ -206,10 +219,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 }
 // [kernel]
 
-/// Launches v3's kernel with the tiles `T` (one block per T::Br query rows of a head).
-template <class T>
-void launch_v3(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
-               cudaStream_t stream) {
+/// Launches the warp-rows kernel with the tiles `Tiles` (one block per Br query rows of a head).
+template <class Tiles>
+void launch_warp_rows(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+                      cudaStream_t stream) {
+  using T = WarpRowsConfig<Tiles>;
   check_shape(s);
   if (s.d != T::kHeadDim) throw std::invalid_argument("v3: these tiles are compiled for D = " + std::to_string(T::kHeadDim));
   constexpr int kSmem = T::kSmemFloats * 4;
@@ -218,16 +232,5 @@ void launch_v3(const Shape& s, const float* q, const float* k, const float* v, f
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
 }
-
-/// The tiles v3 runs at D = 64: 64 keys per tile, 4 warps (70 KiB: three blocks per SM).
-using V3Config64 = V3Tiles<64, 64, 4>;
-/// The tiles v3 runs at D = 128, from the search (`attention --tune`, H100): 8 warps (128 query
-/// rows) and 96-key tiles, 216 KiB, one block per SM, causal blocks longest first. The first
-/// choice, 4 warps and 32-key tiles (two blocks of 77 KiB per SM), measured 31 TFLOP/s; 8 warps
-/// with 64-key tiles 36.3 (1.11-1.18x); 96-key tiles 37.3-37.5 (12 keys per lane: 4 + 12 loads of
-/// 16 bytes per 192 FMA in the scores instead of 4 + 8 per 128). Causal, one block per SM, query
-/// tiles of 1 to 64 key tiles, started head by head: the longest start last and the GPU ends on
-/// them (31.7 TFLOP/s at S4096, 13% under the unmasked rate); longest first, 36.0. See the page.
-using V3Config128 = V3Tiles<128, 96, 8, 1, true>;
 
 }  // namespace attention

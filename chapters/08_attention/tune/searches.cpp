@@ -1,0 +1,22 @@
+// The list of the chapter's searches (tune/tune.hpp).
+#include "tune/tune.hpp"
+
+namespace attention {
+
+namespace tune {
+
+std::vector<Search> searches() {
+  return {{"v3_warp_rows", Precision::fp32, &warp_rows_candidates()},
+          {"v6_causal_balance", Precision::bf16, &flash_candidates()},
+          {"v7_wgmma", Precision::bf16, &wgmma_candidates()}};
+}
+
+std::vector<Candidate> all_candidates() {
+  std::vector<Candidate> all;
+  for (const Search& search : searches()) all.insert(all.end(), search.candidates->begin(), search.candidates->end());
+  return all;
+}
+
+}  // namespace tune
+
+}  // namespace attention

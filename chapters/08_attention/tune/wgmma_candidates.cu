@@ -1,0 +1,78 @@
+/// @file
+/// @brief v7's search (bf16, sm_90a): other tiles for the warp-specialized kernel
+/// (warp_specialized_kernel.cuh).
+///
+/// `attention_tune` times every candidate on the table's shapes next to v7 and cuBLAS; v7's tiles
+/// at D = 64 (V7Tiles64 in v7_wgmma.cu) were chosen from it (the chapter page has the measured
+/// tables, docs/results/attention_tune_hopper.json). Off Hopper, or in a build without sm_90a
+/// code, every candidate reports itself skipped, as v7 does.
+#include <string>
+
+#include "tune/tune.hpp"
+#include "warp_specialized_kernel.cuh"
+
+namespace attention {
+
+namespace tune {
+
+namespace {
+
+// [candidates]
+// Each candidate states only what differs from the kernel's first configuration, WgmmaTiles
+// (D = 128, 128-key tiles, one block per SM). Two blocks per SM at D = 64 need 64-key tiles: the
+// consumers then get 104 registers (S 32, O 32 per thread).
+struct G64 : WgmmaTiles { static constexpr int head_dim = 64; };
+/// What v7 runs at D = 64 (V7Tiles64 in v7_wgmma.cu).
+struct G64Bc64Blocks2 : G64 {
+  static constexpr int keys_per_tile = 64;
+  static constexpr int min_blocks_per_sm = 2;
+};
+struct G64Bc64 : G64 { static constexpr int keys_per_tile = 64; };
+// [candidates]
+
+/// A candidate's own launcher: the warp-specialized kernel instantiated with `Tiles`.
+template <class Tiles>
+void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+               __nv_bfloat16* o, float* lse, void* /*workspace*/, cudaStream_t stream) {
+  launch_warp_specialized<Tiles>(s, q, k, v, o, lse, stream);
+}
+
+/// The row of `Tiles`: its name and summary from its fields, run by `kernel`.
+template <class Tiles>
+Candidate describe(Kernel kernel, const std::string& runs_in) {
+  using T = WgmmaConfig<Tiles>;
+  const std::string name = "v7_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
+                           std::to_string(T::kMinBlocks);
+  const std::string summary = "v7 kernel, D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
+                              " rows per block (2 consumer warpgroups), " + std::to_string(T::Bc) + "-key tiles, " +
+                              std::to_string(T::kMinBlocks) + " block(s) per SM, consumers at " +
+                              std::to_string(T::kConsumerRegs) + " registers" +
+                              (runs_in.empty() ? "" : " (what v7 runs)");
+  return {name, summary, kernel, T::D, runs_in, 90, unsupported_v7};
+}
+
+/// A candidate of the search, run by its own instantiation of the kernel.
+template <class Tiles>
+Candidate candidate() {
+  return describe<Tiles>(Kernel{Precision::bf16, nullptr, run_tiles<Tiles>}, "");
+}
+
+/// The configuration v7 runs, with the same fields as `Tiles`: run through v7's own launcher (see
+/// tune/warp_rows_candidates.cu, winner()).
+template <class Tiles>
+Candidate winner() {
+  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v7_wgmma}, "v7_wgmma");
+}
+
+}  // namespace
+
+const std::vector<Candidate>& wgmma_candidates() {
+  static const std::vector<Candidate> list = {
+      candidate<G64>(), winner<G64Bc64Blocks2>(), candidate<G64Bc64>(), winner<WgmmaTiles>(),
+  };
+  return list;
+}
+
+}  // namespace tune
+
+}  // namespace attention

@@ -1,0 +1,144 @@
+/// @file
+/// @brief The warp-specialized kernel's tiles (WgmmaTiles, WgmmaConfig) and one consumer
+/// warpgroup's work on a tile of keys: S = Q K^T and O += P V on wgmma, and the online softmax on
+/// S's accumulator registers (sm_90a; used by v7_wgmma).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/hopper_ptx.cuh"
+#include "online_softmax.cuh"
+
+namespace attention {
+
+/// The tiles of the warp-specialized kernel, by name: v7's configuration at D = 128, from which
+/// v7's D = 64 one (v7_wgmma.cu) and the candidates of its search (tune/wgmma_candidates.cu)
+/// derive, each stating only the fields it changes. 128 query rows per block, one 64-row slice per
+/// consumer warpgroup; K and V in a ring of two stages.
+struct WgmmaTiles {
+  static constexpr int head_dim = 128;         ///< D: 64 or 128 (one or two 64-column boxes per row)
+  static constexpr int keys_per_tile = 128;    ///< Bc: 64 or 128, the n of S's wgmma
+  /// Blocks per SM, 1 or 2: the registers the consumers get follow from it.
+  static constexpr int min_blocks_per_sm = 1;
+};
+
+/// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
+/// configuration derived from one). Every tile is stored as TMA writes it with the 128-byte
+/// swizzle: in boxes of 64 columns (128 bytes per row), one box per 64 columns of D, one after
+/// the other.
+template <class Tiles>
+struct WgmmaConfig {
+  static constexpr int D = Tiles::head_dim;                ///< head dimension
+  static constexpr int kConsumers = 2;                     ///< consumer warpgroups (the producer is a third)
+  static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
+  static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM (`__launch_bounds__`)
+  static constexpr int Br = 64 * kConsumers;               ///< query rows per block
+  static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
+  static constexpr int kStages = 2;                        ///< K/V tiles resident in shared memory
+  static constexpr int kBoxes = D / 64;                    ///< 64-column TMA boxes per row of a tile
+  static constexpr int kQBoxBytes = Br * 128;              ///< one box of Q: Br rows of 128 bytes
+  static constexpr int kKVBoxBytes = Bc * 128;             ///< one box of K or V: Bc rows of 128 bytes
+  static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
+  static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
+  static constexpr int kBarriers = 1 + 3 * kStages;        ///< Q's, and per stage K full, V full, empty
+  /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
+  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
+  /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
+  static constexpr int kProducerRegs = 24;
+  /// Registers per thread the block is launched with: 65536 / (kMinBlocks kThreads), in steps of 8
+  /// (168 at one block per SM, 80 at two). ptxas compiles the whole kernel within this.
+  static constexpr int kLaunchRegs = 65536 / (kMinBlocks * kThreads) / 8 * 8;
+  /// Registers per thread the consumers take (setmaxnreg.inc): their launch share plus what the
+  /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two).
+  static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
+  static_assert(D == 64 || D == 128, "v7: D is 64 or 128 (one or two 64-column boxes per row)");
+  static_assert(Bc == 64 || Bc == 128, "v7: S's wgmma is m64n64k16 or m64n128k16");
+  static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v7: one or two blocks per SM");
+  static_assert(kConsumerRegs <= 256, "v7: setmaxnreg goes up to 256 registers");
+  static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v7: more shared memory than a Hopper SM gives");
+};
+
+#if TUT_SM90A
+
+/// S (64 x Bc, fp32) = Q (the warpgroup's 64 rows) K^T for a whole tile: D / 16 wgmma m64nBck16,
+/// both operands K-major from shared memory (rows of D contiguous), so transpose-B = 0. k-step kk
+/// lies in box kk / 4, 32 (kk % 4) bytes into its rows. The first k-step overwrites S (scale-d 0).
+// [scores]
+template <class T>
+__device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsigned char* q_rows,
+                                             const unsigned char* k_tile) {
+  using namespace tut::sm90;
+#pragma unroll
+  for (int kk = 0; kk < T::D / 16; ++kk) {
+    const std::uint64_t desc_q = smem_desc(q_rows + (kk / 4) * T::kQBoxBytes + (kk % 4) * 32, 16, 1024);
+    const std::uint64_t desc_k = smem_desc(k_tile + (kk / 4) * T::kKVBoxBytes + (kk % 4) * 32, 16, 1024);
+    if constexpr (T::Bc == 64) {
+      wgmma_m64n64k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
+    } else {
+      wgmma_m64n128k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
+    }
+  }
+}
+// [scores]
+
+/// O (64 x D, fp32) += P (64 x Bc, bf16 in registers) V (Bc x D): Bc / 16 wgmma m64nDk16 with A
+/// from registers. V is stored [key][d], row-major K x N for this product: MN-major, so
+/// transpose-B = 1, LBO = the distance between its 64-column boxes, and k-step kk (16 keys)
+/// starts 16 kk rows = 2048 kk bytes in (as gemm's B).
+// [pv]
+template <class T>
+__device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32_t (&p)[T::Bc / 16][4],
+                                         const unsigned char* v_tile) {
+  using namespace tut::sm90;
+#pragma unroll
+  for (int kk = 0; kk < T::Bc / 16; ++kk) {
+    const std::uint64_t desc_v = smem_desc(v_tile + kk * 2048, T::kKVBoxBytes, 1024);
+    if constexpr (T::D == 64) {
+      wgmma_m64n64k16_rs<1>(o, p[kk], desc_v, 1);
+    } else {
+      wgmma_m64n128k16_rs<1>(o, p[kk], desc_v, 1);
+    }
+  }
+}
+// [pv]
+
+#endif  // TUT_SM90A
+
+/// The online softmax of one tile on S's accumulators, in place: each thread holds rows g and
+/// g + 8 of its warp's 16 (h = 0, 1), 2 scores per 8 keys (s[4 j + 2 h], s[4 j + 2 h + 1]); the
+/// row's other scores are in the 3 other lanes of its quad. On return s holds P = 2^(s scale_log2
+/// - m_new), `m` the new running max (base 2), `l` this lane's share of the running sum, and
+/// `alpha` the factor that moves O from the old max to the new one (as attend_tile() in v4-v6).
+// [softmax]
+template <int kBc>
+__device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                             float scale_log2) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};  // 4 independent chains
+#pragma unroll
+    for (int j = 0; j < kBc / 8; ++j) mx4[j % 4] = fmaxf(mx4[j % 4], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+    const float mx = group_max<4>(fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]))) * scale_log2;
+    const float m_new = fmaxf(m[h], mx);
+    alpha[h] = rescale_factor(m[h], m_new);
+    const float shift = exp_shift(m_new);
+    float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < kBc / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float p = fast_exp2(fmaf(s[4 * j + 2 * h + e], scale_log2, -shift));  // -inf -> 0
+        s[4 * j + 2 * h + e] = p;
+        sum4[j % 4] += p;
+      }
+    }
+    l[h] = l[h] * alpha[h] + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
+    m[h] = m_new;
+  }
+}
+// [softmax]
+
+}  // namespace attention
