@@ -6,7 +6,7 @@
 /// 1 x 4097, 33 x 17, ...) and any alignment of A and B, with both the reads of A and the writes
 /// of B coalesced and no shared-memory bank conflicts.
 ///
-///  - Read chapters/05_transpose/README.md, sections "v2" and "v3", first.
+///  - Read chapters/05_transpose/README.md, sections "v02" and "v03", first.
 ///  - Check it, and time it against the solution, with one command (it rebuilds what changed):
 ///        python3 tools/exercise.py transpose
 ///    It fails until you are done; its last line is the verdict (NOT CHECKED without a GPU).
