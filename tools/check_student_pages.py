@@ -67,10 +67,12 @@ def embedded_code(page: pathlib.Path, root: pathlib.Path) -> str:
     pieces = [m.group(1) for m in re.finditer(r"```[^\n]*\n(.*?)```", text, flags=re.S)]
     for m in re.finditer(r"\\snippet(?:\{[^}]*\})?\s+(\S+)\s+(\S+)", text):
         rel, tag = m.group(1), m.group(2)
-        for base in (root / "chapters", root, root / "exercises", root / "solutions"):
-            if (base / rel).exists():
-                pieces.append(snippet_region(base / rel, tag))
-                break
+        # Doxygen finds a snippet's file by the end of its path anywhere under EXAMPLE_PATH, so a
+        # bare name (v3_float4.cu) is looked for in the page's own folder too, not only at the top.
+        found = [base / rel for base in (root / "chapters", root, root / "exercises", root / "solutions")
+                 if (base / rel).exists()] or sorted(page.parent.rglob(rel))
+        if found:
+            pieces.append(snippet_region(found[0], tag))
     for m in re.finditer(r"\\(?:include|includelineno|dontinclude)(?:\{[^}]*\})?\s+(\S+)", text):
         for base in (root / "chapters", root):
             if (base / m.group(1)).exists():

@@ -72,7 +72,7 @@ void launch_add_v4_float4_ilp(const float* a, const float* b, float* out, std::i
 void launch_add_v5_float4_full_grid(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream);
 /// @}
 
-/// @name Roofs (roofs.cu): what moving the bytes alone costs
+/// @name Roofs (unary_ops.cu): what moving the bytes alone costs
 /// @{
 void launch_copy_float4(const float* in, float* out, std::int64_t n, cudaStream_t stream);
 void launch_copy_memcpy(const float* in, float* out, std::int64_t n, cudaStream_t stream);

@@ -31,9 +31,11 @@ __global__ void add_v0_block32(const float* a, const float* b, float* out, std::
 ///
 /// **Predicted.** Well under the copy roof: roughly half of the bandwidth of v1.
 ///
-/// **Measured (H200, n = 2^28).** 639 GB/s, 15% of the copy roof: 5.4x slower than v1, far
-/// worse than the 2x that occupancy alone predicts. 8.4 million one-warp blocks also hit the
-/// rate at which the hardware can launch and retire blocks.
+/// **Measured (H200, n = 2^28).** 639 GB/s, 15% of the copy roof: 5.4x slower than v1, far worse
+/// than the 2x that occupancy alone predicts. 8.4 million one-warp blocks also hit the rate at
+/// which the hardware can launch and retire blocks. **H100 run at 0b38325 (the chapter page's
+/// table):** 5.04 ms, 639 GB/s, 21.2% of the copy roof, 0.213x cudaMemcpy; v1 is 4.34x faster, so
+/// the prediction (half of v1's bandwidth) missed there too.
 void launch_add_v0_block32(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream) {
   if (n <= 0) return;
   constexpr int kThreads = 32;

@@ -33,9 +33,10 @@ __global__ void add_v2_grid_stride(const float* a, const float* b, float* out, s
 /// **Predicted.** Little change on an H100: v1 already keeps enough loads in flight; the
 /// gain of a grid-stride loop is mostly robustness (any n, any GPU), not bandwidth.
 ///
-/// **Measured (H200, n = 2^28).** 3654 GB/s, 86% of the copy roof: 5% over v1, a little more
-/// than predicted (fewer blocks to launch). **H100 (the current table):** 2756 GB/s, 91.7%:
-/// 0.5% *slower* than v1, as first predicted; the H200's 5% did not carry over.
+/// **Measured (H200, n = 2^28).** 3654 GB/s, 86% of the copy roof: 5% over v1, a little more than
+/// predicted (fewer blocks to launch). **H100 run at 0b38325 (the chapter page's table):** 1.17 ms,
+/// 2760 GB/s, 91.7% of the copy roof, 0.919x cudaMemcpy: 0.5% *slower* than v1, as first predicted;
+/// the H200's 5% did not carry over.
 void launch_add_v2_grid_stride(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream) {
   if (n <= 0) return;
   constexpr int kThreads = 256;

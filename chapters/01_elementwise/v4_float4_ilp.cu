@@ -27,6 +27,7 @@ __global__ void add_v4_float4_ilp(const float* __restrict__ a, const float* __re
   const std::int64_t block_span = static_cast<std::int64_t>(blockDim.x) * kAddUnroll;  // float4s per block trip
   const std::int64_t grid_span = block_span * gridDim.x;
 
+  // [unrolled]
   for (std::int64_t base = blockIdx.x * block_span + threadIdx.x; base < n_vec; base += grid_span) {
     float4 x[kAddUnroll], y[kAddUnroll];
 #pragma unroll
@@ -43,6 +44,7 @@ __global__ void add_v4_float4_ilp(const float* __restrict__ a, const float* __re
       if (v < n_vec) out4[v] = make_float4(x[u].x + y[u].x, x[u].y + y[u].y, x[u].z + y[u].z, x[u].w + y[u].w);
     }
   }
+  // [unrolled]
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = first; i < head; i += stride) out[i] = a[i] + b[i];
@@ -65,9 +67,10 @@ __global__ void add_v4_float4_ilp(const float* __restrict__ a, const float* __re
 /// **Predicted.** Small or no gain on an H100 at full occupancy (2048 threads x 32 B per SM
 /// already exceed 16 KB in flight); the gain shows at low occupancy or on small GPUs.
 ///
-/// **Measured (H200, n = 2^28).** 4067 GB/s, 96% of the copy roof: 1.6% *slower* than v3, in
-/// line with the prediction of no gain. An honest negative result on Hopper. **H100 (the current
-/// table):** 2923 GB/s, 97.2%: 1.1% faster than v3, the small gain the prediction allowed.
+/// **Measured (H200, n = 2^28).** 4067 GB/s, 96% of the copy roof: 1.6% *slower* than v3, in line
+/// with the prediction of no gain. An honest negative result on Hopper. **H100 run at 0b38325 (the
+/// chapter page's table):** 1.10 ms, 2920 GB/s, 97.0% of the copy roof, 0.972x cudaMemcpy: 0.9%
+/// faster than v3, the small gain the prediction allowed.
 void launch_add_v4_float4_ilp(const float* a, const float* b, float* out, std::int64_t n, cudaStream_t stream) {
   if (n <= 0) return;
   constexpr int kThreads = 256;

@@ -48,10 +48,12 @@ __global__ void add_v5_float4_full_grid(const float* __restrict__ a, const float
 /// (one float4 per thread vs a grid-stride loop over 1-4 waves) moved 4252 GB/s against
 /// 3780-3980 GB/s, and the add, with more reads per write, should gain at least as much.
 ///
-/// **Measured (H200, n = 2^28).** 4362 GB/s, 102.5% of the copy roof and 1.03x cudaMemcpy in
-/// the same run: 5.5% over v3, as predicted. Above 100% because two thirds of the add's bytes
-/// are reads, which DRAM serves more efficiently than a copy's half-and-half mix (a pure read,
-/// chapter 02's reduction, also lands just above 100%).
+/// **Measured (H200, n = 2^28).** 4362 GB/s, 102.5% of the copy roof and 1.03x cudaMemcpy in the
+/// same run: 5.5% over v3, as predicted. Above 100% because two thirds of the add's bytes are
+/// reads, which DRAM serves more efficiently than a copy's half-and-half mix (a pure read, chapter
+/// 02's reduction, also lands just above 100%). **H100 run at 0b38325 (the chapter page's table):**
+/// 1.06 ms, 3050 GB/s, 101% of the copy roof, 1.02x cudaMemcpy: 5.4% over v3, the predicted gain
+/// again.
 void launch_add_v5_float4_full_grid(const float* a, const float* b, float* out, std::int64_t n,
                                     cudaStream_t stream) {
   if (n <= 0) return;

@@ -53,7 +53,10 @@ void write_identity(Operation op, float* out, cudaStream_t stream) {
 /// **Predicted.** Throughput = the atomic rate on one address: ~1-2 G elements/s, i.e. a few
 /// GB/s, about 1000x below the memory roof.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H100 run at 0b38325, n = 2^28).** sum: 471 ms, 2.28 GB/s, 0.0758% of the copy roof,
+/// 0.000763x CUB; dot: 472 ms (0.00151x cuBLAS); max, on integer atomics: 13.0 ms (82.6 GB/s,
+/// 0.0277x CUB). The prediction held in kind and was optimistic in size: 2^28 elements in 471 ms
+/// are 0.57 G elements/s, below the 1-2 G/s guessed, about 1300x below the roof.
 void launch_reduce_v0_atomic(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                              Workspace& /*ws*/, cudaStream_t stream) {
   if (n < 0) throw std::invalid_argument("reduce: n must be >= 0");

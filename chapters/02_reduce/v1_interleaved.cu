@@ -58,7 +58,9 @@ __global__ void reduce_v1_interleaved(const float* x, const float* y, float* par
 /// **Predicted.** Far faster than v0 (no serialization), but instruction-bound: roughly 10-20%
 /// of the memory roof.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H100 run at 0b38325, n = 2^28).** sum: 1.19 ms, 904 GB/s, 30.1% of the copy roof,
+/// 0.303x CUB, 397x v0 (max the same; dot: 1.27 ms, 56.1%, 0.557x cuBLAS). Better than predicted:
+/// 30% of the roof, not 10-20%.
 void launch_reduce_v1_interleaved(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                                   Workspace& ws, cudaStream_t stream) {
   if (n < 0) throw std::invalid_argument("reduce: n must be >= 0");

@@ -54,7 +54,9 @@ __global__ void reduce_v3_sequential(const float* x, const float* y, float* part
 ///
 /// **Predicted.** Another step up from v2 (no replays), still well below the roof.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H100 run at 0b38325, n = 2^28).** sum: 1.15 ms, 931 GB/s, 31.0% of the copy roof,
+/// 0.312x CUB (max the same; dot: 1.24 ms, 57.5%, 0.571x cuBLAS): 1.28x v2, the step up predicted,
+/// but only 3% over v1.
 void launch_reduce_v3_sequential(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                                  Workspace& ws, cudaStream_t stream) {
   if (n < 0) throw std::invalid_argument("reduce: n must be >= 0");

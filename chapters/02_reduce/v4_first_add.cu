@@ -55,7 +55,9 @@ __global__ void reduce_v4_first_add(const float* x, const float* y, float* parti
 /// **Predicted.** Close to 2x over v3 (Harris measured 1.8x): half the blocks, the same tree
 /// per block.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H100 run at 0b38325, n = 2^28).** sum: 0.622 ms, 1730 GB/s, 57.5% of the copy roof,
+/// 0.579x CUB (max the same; dot: 0.740 ms, 96.6%, 0.959x cuBLAS): 1.85x v3, the "close to 2x"
+/// predicted (Harris: 1.8x).
 void launch_reduce_v4_first_add(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                                 Workspace& ws, cudaStream_t stream) {
   if (n < 0) throw std::invalid_argument("reduce: n must be >= 0");

@@ -69,7 +69,9 @@ __global__ void reduce_v5_warp_shuffle(const float* x, const float* y, float* pa
 ///
 /// **Predicted.** Modestly faster than v4: fewer barriers per block.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H100 run at 0b38325, n = 2^28).** sum: 0.460 ms, 2330 GB/s, 77.6% of the copy roof,
+/// 0.782x CUB (max the same; dot: 0.703 ms, 102%, 1.01x cuBLAS): 1.35x v4, more than the "modestly
+/// faster" predicted.
 void launch_reduce_v5_warp_shuffle(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                                    Workspace& ws, cudaStream_t stream) {
   if (n < 0) throw std::invalid_argument("reduce: n must be >= 0");

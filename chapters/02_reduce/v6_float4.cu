@@ -50,7 +50,9 @@ __global__ void __launch_bounds__(kV6Threads)
 ///
 /// **Predicted.** Near the read bandwidth of the GPU: 90% or more of the copy roof.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H100 run at 0b38325, n = 2^28).** sum: 0.357 ms, 3010 GB/s, 100% of the copy roof,
+/// 1.01x CUB, 1.29x v5 (max the same; dot: 0.702 ms, 102%, 1.01x cuBLAS). Above the predicted 90%:
+/// a pure read stream is served a little faster than the copy's mix of reads and writes.
 void launch_reduce_v6_float4(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                              Workspace& ws, cudaStream_t stream) {
   if (n < 0) throw std::invalid_argument("reduce: n must be >= 0");

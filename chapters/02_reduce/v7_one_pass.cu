@@ -76,7 +76,9 @@ __global__ void __launch_bounds__(kV7Threads)
 /// **Predicted.** A microsecond or a few faster than v6: at 2^28 floats, at or just above CUB
 /// (which, like v6, uses two launches), and over 93% of the copy roof on an H100.
 ///
-/// **Measured.** See the chapter page's table (H100, n = 2^28).
+/// **Measured (H100 run at 0b38325, n = 2^28).** sum: 0.356 ms, 3020 GB/s, 100% of the copy roof,
+/// 1.01x CUB (max the same; dot: 0.701 ms, 102%, 1.01x cuBLAS): 1.4 us faster than v6. As predicted
+/// on all three counts: a microsecond or so, at or above CUB, over 93% of the roof.
 void launch_reduce_v7_one_pass(Operation op, const float* x, const float* y, float* out, std::int64_t n,
                                Workspace& ws, cudaStream_t stream) {
   if (n < 0) throw std::invalid_argument("reduce: n must be >= 0");
