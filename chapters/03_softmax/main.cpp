@@ -20,13 +20,11 @@
 #include "common/harness.hpp"
 #include "common/random.hpp"
 #include "softmax.hpp"
+#include "table.hpp"
 
 namespace softmax {
 
 namespace {
-
-/// Inputs are uniform in [-kRange, kRange).
-constexpr float kRange = 8.0f;
 
 /// Chapter 03 for tut::chapter_main().
 class SoftmaxChapter final : public tut::Chapter {
@@ -48,8 +46,7 @@ class SoftmaxChapter final : public tut::Chapter {
 
   std::vector<tut::Problem> problems(bool sweep) const override {
     if ((rows_ > 0) != (cols_ > 0)) throw tut::UsageError("--rows and --cols go together: give both, or neither");
-    std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
-        {4096, 4096}, {16384, 1024}, {65536, 128}, {1024, 32768}, {8192, 8192}};
+    std::vector<std::pair<std::int64_t, std::int64_t>> shapes = table_shapes();
     if (rows_ > 0) shapes = {{rows_, cols_}};
     if (sweep) {  // 2^24 elements per problem, C from 32 to 65536, plus odd C
       shapes.clear();
@@ -60,16 +57,7 @@ class SoftmaxChapter final : public tut::Chapter {
       }
     }
     std::vector<tut::Problem> list;
-    for (const auto& [r, c] : shapes) {
-      if (r > (std::int64_t{1} << 40) / c) throw tut::UsageError("--rows x --cols is too large");
-      tut::Problem p;
-      p.label = std::to_string(r) + "x" + std::to_string(c) + (offset_ ? " offset=" + std::to_string(offset_) : "");
-      p.shape = {{"rows", r}, {"cols", c}, {"offset", offset_}};
-      const double elems = static_cast<double>(r) * static_cast<double>(c) + static_cast<double>(offset_);
-      p.device_bytes = (4.0 + 4.0 + 8.0 + 8.0) * elems;  // x, y, the reference and the copy's (double)
-      p.host_bytes = (4.0 + 4.0 + 8.0) * elems;   // x, a downloaded y, the double reference
-      list.push_back(p);
-    }
+    for (const auto& [r, c] : shapes) list.push_back(table_problem(r, c, offset_));
     return list;
   }
 
@@ -79,59 +67,13 @@ class SoftmaxChapter final : public tut::Chapter {
     for (const auto& v : softmax::versions()) selected = selected || session.wants(v.info.name);
     if (!selected) return;
 
-    const std::size_t n = static_cast<std::size_t>(rows * cols);
-    const std::size_t total = n + static_cast<std::size_t>(off);
-    tut::DeviceBuffer<float> x(total), y(total);
-    tut::fill_random_device(x.data(), total, tut::derive_seed(session.seed(), 0), -kRange, kRange);
-    const std::vector<float> hx = x.to_host();
-    std::vector<double> ref(n);
-    reference_softmax(hx.data() + off, ref.data(), rows, cols);
-
-    session.begin_problem(problem, tut::Metric::gbps, session.device().copy_gbps,
-                          "device-to-device cudaMemcpy, measured at start-up (softmax reads x and writes y once)");
-    tut::ProblemResult& result = session.current();
-    result.baseline = "v0_thread_per_row";
-    result.library = "cudnn";
-
-    const tut::Tolerance exact{0.0, 0.0, 0.0, "a copy must reproduce its input exactly"};
-    // The reference uploaded once, so that every check compares on the GPU (tut::DeviceReference):
-    // downloading y and walking it on the CPU, twice per version, took most of this run's time.
-    const tut::DeviceReference device_ref(ref);
-    tut::DeviceReference device_copy_ref;  // x itself, for the copy roof (made when first needed)
-    const auto copy_reference = [&]() -> const tut::DeviceReference& {
-      if (device_copy_ref.size() == 0) {
-        device_copy_ref = tut::DeviceReference::compute(n, [&](std::size_t i) {
-          return static_cast<double>(hx[i + static_cast<std::size_t>(off)]);
-        });
-      }
-      return device_copy_ref;
-    };
-    // Each version is held to the bound of the order in which it adds (tolerance()).
-    const auto measure = [&](const tut::VersionInfo& info, Launch launch, std::string skip, bool copy,
-                             Order order) {
-      tut::Candidate c;
-      c.info = info;
-      c.bytes = 2.0 * 4.0 * static_cast<double>(n);  // x read once, y written once
-      c.tolerance = copy ? exact : tolerance(cols, order);
-      c.skip_reason = std::move(skip);
-      c.where = [cols](std::size_t i) {
-        return "row " + std::to_string(static_cast<std::int64_t>(i) / cols) + ", col " +
-               std::to_string(static_cast<std::int64_t>(i) % cols);
-      };
-      c.run = [&, launch](cudaStream_t s) { launch(x.data() + off, y.data() + off, rows, cols, s); };
-      c.poison = [&](cudaStream_t s) { y.poison(s); };
-      c.check = [&, copy, tol_used = c.tolerance]() {
-        return (copy ? copy_reference() : device_ref).check(y.data() + off, tol_used, session.stream());
-      };
-      session.measure(c, name());
-    };
-
+    Table table(problem, session, "v0_thread_per_row", "cudnn");
     for (const auto& v : softmax::versions()) {
       std::string skip = v.unsupported(rows, cols);
       if (skip.empty() && v.info.kind == tut::Kind::library && !v.copy_roof && off != 0) {
         skip = "the library row runs on 16-byte aligned tensors only (--offset 0)";
       }
-      measure(v.info, v.launch, skip, v.copy_roof, v.order);
+      table.measure(v.info, v.launch, skip, v.copy_roof, v.order, name());
     }
   }
 

@@ -20,14 +20,12 @@
 #include "common/harness.hpp"
 #include "common/random.hpp"
 #include "softmax.hpp"
+#include "table.hpp"
 #include "tune/tune.hpp"
 
 namespace softmax {
 
 namespace {
-
-/// Inputs are uniform in [-kRange, kRange) (as in the chapter executable).
-constexpr float kRange = 8.0f;
 
 /// The chapter's rows the candidates compete with: v6, v7 (which runs the winners) and the copy
 /// roof of the same bytes.
@@ -81,20 +79,10 @@ class TuneChapter final : public tut::Chapter {
   std::vector<tut::Problem> problems(bool sweep) const override {
     if (sweep) throw tut::UsageError("--sweep: the search times fixed shapes (choose one with --rows and --cols)");
     if ((rows_ > 0) != (cols_ > 0)) throw tut::UsageError("--rows and --cols go together: give both, or neither");
-    std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
-        {4096, 4096}, {16384, 1024}, {65536, 128}, {1024, 32768}, {8192, 8192}};
+    std::vector<std::pair<std::int64_t, std::int64_t>> shapes = table_shapes();
     if (rows_ > 0) shapes = {{rows_, cols_}};
     std::vector<tut::Problem> list;
-    for (const auto& [r, c] : shapes) {
-      if (r > (std::int64_t{1} << 40) / c) throw tut::UsageError("--rows x --cols is too large");
-      tut::Problem p;
-      p.label = std::to_string(r) + "x" + std::to_string(c);
-      p.shape = {{"rows", r}, {"cols", c}, {"offset", 0}};
-      const double elems = static_cast<double>(r) * static_cast<double>(c);
-      p.device_bytes = (4.0 + 4.0 + 8.0 + 8.0) * elems;  // x, y, the reference and the copy's (double)
-      p.host_bytes = (4.0 + 4.0 + 8.0) * elems;          // x, a downloaded y, the double reference
-      list.push_back(p);
-    }
+    for (const auto& [r, c] : shapes) list.push_back(table_problem(r, c, 0));
     return list;
   }
 
@@ -107,49 +95,10 @@ class TuneChapter final : public tut::Chapter {
     for (const auto& r : candidate_rows()) selected = selected || session.wants(r.info.name);
     if (!selected) return;
 
-    const std::size_t n = static_cast<std::size_t>(rows * cols);
-    tut::DeviceBuffer<float> x(n), y(n);
-    tut::fill_random_device(x.data(), n, tut::derive_seed(session.seed(), 0), -kRange, kRange);
-    const std::vector<float> hx = x.to_host();
-    std::vector<double> ref(n);
-    reference_softmax(hx.data(), ref.data(), rows, cols);
-
-    session.begin_problem(problem, tut::Metric::gbps, session.device().copy_gbps,
-                          "device-to-device cudaMemcpy, measured at start-up (softmax reads x and writes y once)");
-    tut::ProblemResult& result = session.current();
-    result.baseline = "v6_float4";
-    result.library = "";
-
-    const tut::Tolerance exact{0.0, 0.0, 0.0, "a copy must reproduce its input exactly"};
-    const tut::DeviceReference device_ref(ref);
-    tut::DeviceReference device_copy_ref;  // x itself, for the copy roof (made when first needed)
-    const auto copy_reference = [&]() -> const tut::DeviceReference& {
-      if (device_copy_ref.size() == 0) {
-        device_copy_ref = tut::DeviceReference::compute(n, [&](std::size_t i) { return static_cast<double>(hx[i]); });
-      }
-      return device_copy_ref;
-    };
-    const auto measure = [&](const tut::VersionInfo& info, Launch launch, std::string skip, bool copy, Order order) {
-      tut::Candidate c;
-      c.info = info;
-      c.bytes = 2.0 * 4.0 * static_cast<double>(n);  // x read once, y written once
-      c.tolerance = copy ? exact : tolerance(cols, order);
-      c.skip_reason = std::move(skip);
-      c.where = [cols](std::size_t i) {
-        return "row " + std::to_string(static_cast<std::int64_t>(i) / cols) + ", col " +
-               std::to_string(static_cast<std::int64_t>(i) % cols);
-      };
-      c.run = [&, launch](cudaStream_t s) { launch(x.data(), y.data(), rows, cols, s); };
-      c.poison = [&](cudaStream_t s) { y.poison(s); };
-      c.check = [&, copy, tol_used = c.tolerance]() {
-        return (copy ? copy_reference() : device_ref).check(y.data(), tol_used, session.stream());
-      };
-      session.measure(c, name());
-    };
-
+    Table table(problem, session, "v6_float4", "");
     for (const auto& v : softmax::versions()) {
       if (!shown_next_to_candidates(v)) continue;
-      measure(v.info, v.launch, v.unsupported(rows, cols), v.copy_roof, v.order);
+      table.measure(v.info, v.launch, v.unsupported(rows, cols), v.copy_roof, v.order, name());
     }
     for (std::size_t i = 0; i < candidate_rows().size(); ++i) {
       const V7Tile tile = v7_candidates()[i].tile;
@@ -158,7 +107,7 @@ class TuneChapter final : public tut::Chapter {
       if (skip.empty() && cols % 4 != 0) skip = "no float4 access: the candidate would run v6";
       if (skip.empty() && cluster > kV7MaxCluster) skip = "a row needs more than 8 blocks of this tile";
       if (skip.empty() && cols <= kWarpRowMaxCols) skip = "C <= 1024: v7 runs v6";
-      measure(candidate_rows()[i].info, candidate_rows()[i].run, skip, false, Order::tree);
+      table.measure(candidate_rows()[i].info, candidate_rows()[i].run, skip, false, Order::tree, name());
     }
   }
 
