@@ -5,7 +5,8 @@
 #                               [--phases "build test sanitize run tune"] [--sanitize-only "a b"] [--pack]
 #
 # 1. configures and builds for the local GPU (Release, Ninja if available);
-# 2. runs every GPU test (ctest, all labels but `exercise`: the `slow` ones too; the solution of
+# 2. runs every GPU test (ctest, all labels but `exercise`: the `slow` ones too, and the PyTorch
+#    operators where torch is found; the solution of
 #    each exercise is checked there, by its checker in a separate process), then the exercise
 #    label on its own (an untouched skeleton is expected to fail there); the summary
 #    gives each chapter's test time, with and without its `slow` tests;
@@ -119,7 +120,7 @@ say ""
 say "## Tests"
 # As a student runs them (the default preset: all but `exercise` and `slow`), then the `slow`
 # ones (every tuning candidate), then the exercise label.
-(cd "$build" && ctest -LE "exercise|slow" -L "common|$regex" --output-on-failure --timeout 900) >"$out/logs/ctest.log" 2>&1
+(cd "$build" && ctest -LE "exercise|slow" -L "common|pytorch|$regex" --output-on-failure --timeout 900) >"$out/logs/ctest.log" 2>&1
 say "- default preset (all but exercise and slow): $(grep -E 'tests passed|tests failed' "$out/logs/ctest.log" | tail -1)"
 grep -E "\(Failed\)|\(Timeout\)|Not Run|\(Skipped\)" "$out/logs/ctest.log" | sed 's/^/  - /' | tee -a "$summary"
 if [ "$slow" = 1 ]; then
