@@ -87,35 +87,7 @@ function(tutorial_add_chapter)
   foreach(args IN LISTS CH_HUGE_ARGS)
     list(APPEND cli_cases "huge|${args}")
   endforeach()
-  foreach(case IN LISTS cli_cases)
-    string(FIND "${case}" "|" bar)
-    string(SUBSTRING "${case}" 0 ${bar} expect)
-    math(EXPR bar "${bar} + 1")
-    string(SUBSTRING "${case}" ${bar} -1 args)
-    string(REGEX REPLACE "[^A-Za-z0-9^]+" "_" words "${args}")
-    string(REGEX REPLACE "^_+|_+$" "" words "${words}")
-    string(REPLACE "^" "pow" words "${words}")
-    if(expect STREQUAL "0")
-      set(test_name ${CH_NAME}_cli_accepts_${words})
-    elseif(expect STREQUAL "huge")
-      set(test_name ${CH_NAME}_cli_refuses_too_large_${words})
-      set(expect 2)
-    else()
-      set(test_name ${CH_NAME}_cli_rejects_${words})
-    endif()
-    if(args STREQUAL "--json")
-      set(test_name ${CH_NAME}_cli_rejects_json_without_file)
-    endif()
-    separate_arguments(argv UNIX_COMMAND "${args}")
-    add_test(NAME ${test_name} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${CH_NAME}>
-             "-DARGS=${argv}" -DEXPECT=${expect} -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
-    if(case MATCHES "^huge[|]")
-      set_tests_properties(${test_name} PROPERTIES LABELS "${CH_NAME};gpu;cli"
-                           SKIP_REGULAR_EXPRESSION "no usable CUDA device")
-    else()
-      set_tests_properties(${test_name} PROPERTIES LABELS "${CH_NAME};cpu;cli")
-    endif()
-  endforeach()
+  tutorial_add_cli_tests(${CH_NAME} ${CH_NAME} "${cli_cases}")
 
   # The exercise: runner (student's file or solution) and checker, and their tests.
   if(CH_EXERCISE AND CH_EXERCISE_CHECK)
@@ -250,8 +222,8 @@ endfunction()
 # Every search is run the same way: `<chapter>_tune [--json FILE] [size flags] [--version NAME]`,
 # the chapter's command line (tut::chapter_main), its default run timing every candidate on the
 # shapes the search is about (tools/device_check.sh --phases tune runs each bin/<chapter>_tune).
-# Building the chapter builds its search too. CLI tests as the chapter's: --help and --list exit
-# 0, an unknown flag, an unknown version and --reps 0 exit 2.
+# Building the chapter builds its search too, and the chapter's tests link the search's library
+# (they check every candidate). CLI tests as the chapter's (tutorial_add_cli_tests).
 function(tutorial_add_search)
   cmake_parse_arguments(TS "" "NAME;MAIN" "SOURCES;BAD_ARGS" ${ARGN})
   add_library(${TS_NAME}_tune_lib STATIC ${TS_SOURCES})
@@ -263,20 +235,51 @@ function(tutorial_add_search)
   tutorial_set_warnings(${TS_NAME}_tune)
   add_dependencies(${TS_NAME} ${TS_NAME}_tune)
 
-  set(cases "0|--help" "0|--list" "2|--frobnicate" "2|--version no_such_version" "2|--reps 0")
+  set(cases "0|--help" "0|-h" "0|--list" "2|--frobnicate" "2|--version no_such_version" "2|--reps 0" "2|--json")
   foreach(args IN LISTS TS_BAD_ARGS)
     list(APPEND cases "2|${args}")
   endforeach()
-  set(i 0)
+  tutorial_add_cli_tests(${TS_NAME}_tune ${TS_NAME} "${cases}")
+
+  # The tests that check every candidate link the search's library.
+  foreach(t test_${TS_NAME}_cpu test_${TS_NAME}_gpu)
+    if(TARGET ${t})
+      target_link_libraries(${t} PRIVATE ${TS_NAME}_tune_lib)
+    endif()
+  endforeach()
+endfunction()
+
+# tutorial_add_cli_tests(<executable> <chapter> "<status>|<args>;..."): one CTest per command line
+# of `executable`, named for what it checks (e.g. gemm_cli_rejects_m_0, gemm_tune_cli_accepts_list):
+# status 0 or 2, or "huge" (a problem too large for any GPU: status 2, skipped without a GPU).
+function(tutorial_add_cli_tests exe chapter cases)
   foreach(case IN LISTS cases)
     string(FIND "${case}" "|" bar)
     string(SUBSTRING "${case}" 0 ${bar} expect)
     math(EXPR bar "${bar} + 1")
     string(SUBSTRING "${case}" ${bar} -1 args)
-    separate_arguments(args UNIX_COMMAND "${args}")
-    add_test(NAME ${TS_NAME}_tune_cli_${i} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${TS_NAME}_tune>
-             "-DARGS=${args}" -DEXPECT=${expect} -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
-    set_tests_properties(${TS_NAME}_tune_cli_${i} PROPERTIES LABELS "${TS_NAME};cpu;cli")
-    math(EXPR i "${i} + 1")
+    string(REGEX REPLACE "[^A-Za-z0-9^]+" "_" words "${args}")
+    string(REGEX REPLACE "^_+|_+$" "" words "${words}")
+    string(REPLACE "^" "pow" words "${words}")
+    if(expect STREQUAL "0")
+      set(test_name ${exe}_cli_accepts_${words})
+    elseif(expect STREQUAL "huge")
+      set(test_name ${exe}_cli_refuses_too_large_${words})
+      set(expect 2)
+    else()
+      set(test_name ${exe}_cli_rejects_${words})
+    endif()
+    if(args STREQUAL "--json")
+      set(test_name ${exe}_cli_rejects_json_without_file)
+    endif()
+    separate_arguments(argv UNIX_COMMAND "${args}")
+    add_test(NAME ${test_name} COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}>
+             "-DARGS=${argv}" -DEXPECT=${expect} -P ${PROJECT_SOURCE_DIR}/cmake/ExpectExit.cmake)
+    if(case MATCHES "^huge[|]")
+      set_tests_properties(${test_name} PROPERTIES LABELS "${chapter};gpu;cli"
+                           SKIP_REGULAR_EXPRESSION "no usable CUDA device")
+    else()
+      set_tests_properties(${test_name} PROPERTIES LABELS "${chapter};cpu;cli")
+    endif()
   endforeach()
 endfunction()

@@ -1,8 +1,9 @@
 /// @file
 /// @brief Thin wrappers around the sm_80 PTX that the tensor-core and pipelined steps use:
 /// asynchronous copies (cp.async), fragment loads (ldmatrix) and the bf16 tensor-core product
-/// (mma.sync m16n8k16). Shared by chapter 06 (gemm, v7 onwards), chapter 07 (conv2d, v7 onwards)
-/// and chapter 08 (attention, v4 onwards); the Hopper instructions are in common/hopper_ptx.cuh.
+/// (mma.sync m16n8k16). Shared by chapter 06 (gemm, v07 onwards), chapter 07 (conv2d: the
+/// implicit GEMMs, v6's fused Winograd and the tensor-core steps) and chapter 08 (attention, v4
+/// onwards); the Hopper instructions are in common/hopper_ptx.cuh.
 ///
 /// Each wrapper is one PTX instruction with a comment saying what it does in plain terms, so a
 /// reader never has to take a helper on trust. On targets older than sm_80 the copies and the

@@ -1,10 +1,12 @@
-// The tutorial's kernels as PyTorch operators (torch.ops.tutorial.*), first part: the best
-// version of chapters 01-05. Each operator checks its inputs (a CUDA device, float32,
+// The tutorial's kernels as PyTorch operators (torch.ops.tutorial.*), first part: one fast,
+// general version of each of chapters 01-05 (named at each operator; a chapter's fastest version
+// can depend on the shape and the GPU, see its table). Each operator checks its inputs (a CUDA device, float32,
 // contiguous, matching shapes) and raises a Python RuntimeError with the reason otherwise; it runs
 // on torch's current CUDA stream, on the inputs' device. A Meta implementation gives the output's
 // shape without running anything, which torch.compile and torch.library.opcheck need.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
@@ -90,6 +92,9 @@ at::Tensor reduce_cuda(reduce::Operation op, const at::Tensor& x, const at::Tens
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor out = at::empty({}, x.options());
   reduce::Workspace workspace(x.numel());  // the partials of the one-pass kernel (cudaMalloc: not free)
+  // The workspace clears its counter with cudaMemset on the legacy default stream, which torch's
+  // side streams (non-blocking) do not wait for: wait for it here, before the kernel reads it.
+  C10_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   reduce::launch_reduce_v7_one_pass(op, x.data_ptr<float>(), y != nullptr ? y->data_ptr<float>() : nullptr,
                                     out.data_ptr<float>(), x.numel(), workspace, current_stream());
   return out;
@@ -150,7 +155,11 @@ at::Tensor transpose_cuda(const at::Tensor& A) {
 // Meta implementations: the output's shape and type only (fake tensors, torch.compile, opcheck)
 // ------------------------------------------------------------------------------------------
 
-at::Tensor same_as_first(const at::Tensor& a, const at::Tensor& /*b*/) { return at::empty_like(a); }
+at::Tensor add_meta(const at::Tensor& a, const at::Tensor& b) {
+  require(a.sizes() == b.sizes(),
+          "tutorial::add: a and b must have the same shape, got " + shape_of(a) + " and " + shape_of(b));
+  return at::empty_like(a);
+}
 at::Tensor same_as(const at::Tensor& x) { return at::empty_like(x); }
 at::Tensor scalar_of(const at::Tensor& x) { return at::empty({}, x.options()); }
 at::Tensor scalar_of2(const at::Tensor& x, const at::Tensor& /*y*/) { return at::empty({}, x.options()); }
@@ -194,7 +203,7 @@ TORCH_LIBRARY_IMPL(tutorial, CUDA, m) {
 }
 
 TORCH_LIBRARY_IMPL(tutorial, Meta, m) {
-  m.impl("add", &same_as_first);
+  m.impl("add", &add_meta);
   m.impl("relu", &same_as);
   m.impl("sum", &scalar_of);
   m.impl("max", &scalar_of);

@@ -13,8 +13,9 @@ needed) and the files under chapters/NN_name/:
      `t3`; "### v00 and v01: ..." names two) and a `\\snippet` of the step's own file (its path
      under chapters/, e.g. 06_gemm/fp32/v07_pipelined.cu, or the file's name alone);
   5. the step's doc comment has its **Idea**, **Changed since ...** (not the first step of a
-     ladder), **Predicted** and **Measured** paragraphs, and the Measured one gives a number
-     (a paragraph that only points at the page's table drifts from it unseen).
+     ladder), **Predicted** and **Measured** paragraphs, and the Measured one gives a measured
+     quantity, a number with its unit (a paragraph that only points at the page's table drifts
+     from it unseen).
 
 Exit status 0 when everything holds; 1 with one line per finding otherwise.
 
@@ -27,6 +28,8 @@ import subprocess
 import sys
 
 LADDER_NAME = re.compile(r"^([a-z])(\d+)_[a-z0-9_]+$")
+# A measured quantity: a number with its unit (a version's name, "v06", is not a measurement).
+MEASURED_QUANTITY = re.compile(r"\d(?:[\d.,]*\d)?\s*(?:ms|us|µs|%|x\b|GB/s|TB/s|TFLOP/s)")
 LIST_ROW = re.compile(r"^  (\S+)\s+(ours|library|exercise|solution)\s+sm_\d+\+\s")
 
 
@@ -59,7 +62,7 @@ def check(chapter_dir, rows):
     ladder = [name for name, kind in rows if kind == "ours" and LADDER_NAME.match(name)]
     page = (chapter_dir / "README.md").read_text()
     headings = [line for line in page.splitlines() if line.startswith("###")]
-    snippets = set(re.findall(r"\\snippet\s+(\S+)", page))
+    snippets = set(re.findall(r"\\snippet(?:\{[^}]*\})?\s+(\S+)", page))
 
     for name in sorted(set(files) - set(ladder)):
         findings.append(f"{files[name][0].relative_to(chapter_dir.parent)}: named like a step, but not registered")
@@ -95,8 +98,8 @@ def check(chapter_dir, rows):
             if paragraph(doc, label) is None:
                 findings.append(f"{rel}: no **{label}...** paragraph in its doc comment")
         measured = paragraph(doc, "Measured")
-        if measured is not None and not re.search(r"\d", measured):
-            findings.append(f"{rel}: its **Measured** paragraph gives no number")
+        if measured is not None and not MEASURED_QUANTITY.search(measured):
+            findings.append(f"{rel}: its **Measured** paragraph gives no measured quantity (ms, GB/s, TFLOP/s, %, x)")
     return findings
 
 

@@ -61,8 +61,10 @@ def snippet_region(path: pathlib.Path, tag: str) -> str:
     return ""
 
 
-def embedded_code(page: pathlib.Path, root: pathlib.Path) -> str:
-    """Every piece of code a Doxygen page shows: its snippets, includes and fenced blocks."""
+def embedded_code(page: pathlib.Path, root: pathlib.Path, unresolved: list[str] | None = None) -> str:
+    """Every piece of code a Doxygen page shows: its snippets, includes and fenced blocks. A snippet
+    whose file this cannot find, or whose tag the file lacks, is added to `unresolved`: a piece of
+    the page it could not check must not pass for one without the answer."""
     text = page.read_text(errors="replace")
     pieces = [m.group(1) for m in re.finditer(r"```[^\n]*\n(.*?)```", text, flags=re.S)]
     for m in re.finditer(r"\\snippet(?:\{[^}]*\})?\s+(\S+)\s+(\S+)", text):
@@ -71,8 +73,10 @@ def embedded_code(page: pathlib.Path, root: pathlib.Path) -> str:
         # bare name (v3_float4.cu) is looked for in the page's own folder too, not only at the top.
         found = [base / rel for base in (root / "chapters", root, root / "exercises", root / "solutions")
                  if (base / rel).exists()] or sorted(page.parent.rglob(rel))
-        if found:
-            pieces.append(snippet_region(found[0], tag))
+        region = snippet_region(found[0], tag) if found else ""
+        if not region and unresolved is not None:
+            unresolved.append(f"\\snippet {rel} {tag}" + (": no such file" if not found else ": no such tag"))
+        pieces.append(region)
     for m in re.finditer(r"\\(?:include|includelineno|dontinclude)(?:\{[^}]*\})?\s+(\S+)", text):
         for base in (root / "chapters", root):
             if (base / m.group(1)).exists():
@@ -116,7 +120,9 @@ def check(root: pathlib.Path, verbose: bool = False) -> list[str]:
             continue
         given = set(code_lines(skeleton.read_text(errors="replace")))
         answer = [ln for ln in dict.fromkeys(code_lines(solution.read_text(errors="replace"))) if ln not in given]
-        shown = set(code_lines(embedded_code(page, root)))
+        unresolved: list[str] = []
+        shown = set(code_lines(embedded_code(page, root, unresolved)))
+        problems += [f"{page.relative_to(root)}: cannot check {u}" for u in unresolved]
         leaked = [ln for ln in answer if ln in shown]
         limit = min(ANSWER_LINES, max(3, int(ANSWER_SHARE * len(answer))))
         if verbose:

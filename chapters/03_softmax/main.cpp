@@ -10,15 +10,10 @@
 //
 // v7's tiles were chosen by the search in tune/ (bin/softmax_tune).
 #include <cstdint>
-#include <iostream>
 #include <string>
 #include <vector>
 
-#include "common/check.hpp"
-#include "common/device_buffer.hpp"
-#include "common/device_compare.hpp"
 #include "common/harness.hpp"
-#include "common/random.hpp"
 #include "softmax.hpp"
 #include "table.hpp"
 

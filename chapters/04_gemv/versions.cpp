@@ -27,10 +27,6 @@ std::string long_rows_only(std::int64_t /*M*/, std::int64_t K) {
 
 const char* op_name(Op op) { return op == Op::Ax ? "Ax" : "ATx"; }
 
-double bytes_moved(std::int64_t M, std::int64_t K) {
-  return 4.0 * (static_cast<double>(M) * static_cast<double>(K) + static_cast<double>(K) + static_cast<double>(M));
-}
-
 double flops(std::int64_t M, std::int64_t K) { return 2.0 * static_cast<double>(M) * static_cast<double>(K); }
 
 const std::vector<Version>& versions() {

@@ -6,8 +6,6 @@
 
 namespace transpose {
 
-double bytes_moved(std::int64_t R, std::int64_t C) { return 8.0 * static_cast<double>(R) * static_cast<double>(C); }
-
 const std::vector<Version>& versions() {
   using tut::Kind;
   static const std::vector<Version> list = {

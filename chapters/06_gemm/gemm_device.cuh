@@ -47,7 +47,7 @@ __device__ __forceinline__ void store_float4_guarded(float* p, int valid, bool v
   if (valid > 3) p[3] = axpby(acc.w, alpha, beta, p + 3);
 }
 
-/// Stores alpha * v00 + beta * C and alpha * v01 + beta * C to c_row[col] and c_row[col + 1]
+/// Stores alpha * v0 + beta * C and alpha * v1 + beta * C to c_row[col] and c_row[col + 1]
 /// (columns at or beyond n are skipped): one float2 when `vec` (C's rows 8-byte aligned: n even,
 /// C aligned) and both columns are inside, else one guarded scalar each. The epilogue of the
 /// tensor-core steps, whose accumulators come in pairs of adjacent columns.

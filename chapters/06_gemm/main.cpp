@@ -67,9 +67,7 @@ class GemmChapter final : public tut::Chapter {
     if (given) {
       shapes.push_back({dim(m_), dim(n_), dim(k_)});
     } else if (sweep) {
-      for (std::int64_t p : {128, 256, 512, 1024, 2048}) {
-        for (std::int64_t d : {-1, 0, 1}) shapes.push_back({p + d, p + d, p + d});
-      }
+      for (std::int64_t p : tut::around_powers_of_two({7, 8, 9, 10, 11})) shapes.push_back({p, p, p});
       shapes.push_back({1000, 1000, 1000});
       shapes.push_back({4095, 4097, 1023});
     } else {

@@ -97,4 +97,22 @@ void launch_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bf
   CUDA_CHECK_LAUNCH();
 }
 
+/// True when two FlashTiles configurations set every field alike: the same kernel, whatever their names. The
+/// search (tune/) checks with it, at compile time, that its row for what a version runs is that.
+template <class A, class B>
+constexpr bool same_flash_tiles() {
+  return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::m16_tiles_per_warp == B::m16_tiles_per_warp && A::warps == B::warps && A::min_blocks_per_sm == B::min_blocks_per_sm;
+}
+
+// [v6_config]
+/// The tiles v6 runs at D = 64: v4's and v5's (FlashTiles<64>), which the search of v6's tiles
+/// (tune/flash_candidates.cu, `attention_tune`) kept: 128 query rows per block in 4 warps of two
+/// m16 tiles, 64-key tiles, two blocks per SM promised. (Its row in the search: v6_d64_bc64_m2_w4_b2.)
+struct V6Tiles64 : FlashTiles<64> {};
+/// The tiles v6 runs at D = 128: v4's and v5's (FlashTiles<128>, 32-key tiles), kept by the same
+/// search; FlashAttention-2's 64-key tiles spill here (68 bytes) and lost 1-2%. (Its row:
+/// v6_d128_bc32_m2_w4_b2.)
+struct V6Tiles128 : FlashTiles<128> {};
+// [v6_config]
+
 }  // namespace attention

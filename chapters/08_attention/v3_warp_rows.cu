@@ -5,31 +5,6 @@
 
 namespace attention {
 
-namespace {
-
-// [config]
-/// The tiles v3 runs at D = 64: the first configuration (WarpRowsTiles), which the search of
-/// v3's tiles (tune/warp_rows_candidates.cu, `attention_tune`) kept: 4 warps of 16 rows, 64-key
-/// tiles, 68 KiB of shared memory, three blocks per SM. (Its row in the search: v3_d64_bc64_w4_b1.)
-struct V3Tiles64 : WarpRowsTiles {};
-
-/// The tiles v3 runs at D = 128, chosen by the same search (H100): 8 warps (128 query rows) and
-/// 96-key tiles, 216 KiB, one block per SM, causal blocks longest first. The first choice, 4 warps
-/// and 32-key tiles (two blocks of 77 KiB per SM), measured 31 TFLOP/s; 8 warps with 64-key tiles
-/// 36.3 (1.11-1.18x); 96-key tiles 37.3-37.5 (12 keys per lane: 4 + 12 loads of 16 bytes per 192
-/// FMA in the scores instead of 4 + 8 per 128). Causal, one block per SM, query tiles of 1 to 64
-/// key tiles started head by head: the longest start last and the GPU ends on them (31.7 TFLOP/s
-/// at S4096, 13% under the unmasked rate); longest first, 36.0. (Its row: v3_d128_bc96_w8_b1_heavy.)
-struct V3Tiles128 : WarpRowsTiles {
-  static constexpr int head_dim = 128;        ///< D
-  static constexpr int keys_per_tile = 96;    ///< 12 keys per lane
-  static constexpr int warps = 8;             ///< 128 query rows per block
-  static constexpr bool heavy_first = true;   ///< causal blocks longest first
-};
-// [config]
-
-}  // namespace
-
 /// @brief v3: FlashAttention-2's work split. Each warp owns 16 query rows end to end; the only
 /// block-wide step left is loading the K and V tiles.
 ///
@@ -47,7 +22,7 @@ struct V3Tiles128 : WarpRowsTiles {
 /// memory; a register tile of 4 rows x Bc / 8 keys per lane for the scores and 4 rows x D / 8
 /// columns for O, with float4 loads laid out so that no shared-memory read conflicts (strides
 /// D + 4 for Q and K, Bc + 8 for P). The kernel, templated on its tiles, is in
-/// warp_rows_kernel.cuh (`[kernel]`); the tiles v3 runs are above (the config snippet): at D = 64 4 warps
+/// warp_rows_kernel.cuh (`[kernel]`); the tiles v3 runs (V3Tiles64, V3Tiles128) are at the end of that header: at D = 64 4 warps
 /// and 64-key tiles (68 KiB, three blocks per SM), at D = 128 8 warps and 96-key tiles (216 KiB,
 /// one block per SM; causal blocks longest first, as v6 orders them), from the search of
 /// tune/warp_rows_candidates.cu.
@@ -69,6 +44,7 @@ struct V3Tiles128 : WarpRowsTiles {
 /// one block per SM, query tiles started head by head, shortest first, leave the longest for last
 /// and the GPU ends on a few of them (a simulation of the schedule: 86% busy at S4096, 93% at
 /// S8192); started longest first (v6's order, block_tile()), the causal rate rose 13% and 6%.
+// [launch]
 void launch_attention_v3_warp_rows(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                    float* lse, void* /*workspace*/, cudaStream_t stream) {
   check_shape(s);
@@ -81,5 +57,6 @@ void launch_attention_v3_warp_rows(const Shape& s, const float* q, const float* 
     launch_warp_rows<V3Tiles128>(s, q, k, v, o, lse, stream);
   }
 }
+// [launch]
 
 }  // namespace attention

@@ -13,7 +13,7 @@ namespace attention {
 /// tiles of 64 keys staged in shared memory with ordinary loads, one tile at a time.
 // [kernel]
 template <int D>
-__global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, 2)
+__global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, FlashConfig<FlashTiles<D>>::kMinBlocks)
     attention_v4_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                      const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o, float* __restrict__ lse,
                      int sq, int sk, bool causal, float scale_log2) {

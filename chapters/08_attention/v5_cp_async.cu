@@ -12,7 +12,7 @@ namespace attention {
 /// @brief v5's kernel: v4's, with double-buffered asynchronous K and V copies.
 // [kernel]
 template <int D>
-__global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, 2)
+__global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, FlashConfig<FlashTiles<D>>::kMinBlocks)
     attention_v5_cp_async(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                           const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
                           float* __restrict__ lse, int sq, int sk, bool causal, float scale_log2) {

@@ -5,21 +5,6 @@
 
 namespace attention {
 
-namespace {
-
-// [config]
-/// The tiles v6 runs at D = 64: v4's and v5's (FlashTiles<64>), which the search of v6's tiles
-/// (tune/flash_candidates.cu, `attention_tune`) kept: 128 query rows per block in 4 warps of two
-/// m16 tiles, 64-key tiles, two blocks per SM promised. (Its row in the search: v6_d64_bc64_m2_w4_b2.)
-struct V6Tiles64 : FlashTiles<64> {};
-/// The tiles v6 runs at D = 128: v4's and v5's (FlashTiles<128>, 32-key tiles), kept by the same
-/// search; FlashAttention-2's 64-key tiles spill here (68 bytes) and lost 1-2%. (Its row:
-/// v6_d128_bc32_m2_w4_b2.)
-struct V6Tiles128 : FlashTiles<128> {};
-// [config]
-
-}  // namespace
-
 /// @brief v6: the causal mask costs only where it masks. Tiles inside the visible triangle skip
 /// the mask arithmetic, and blocks are launched longest first.
 ///
@@ -48,8 +33,10 @@ struct V6Tiles128 : FlashTiles<128> {};
 /// D64 (125 -> 183 TFLOP/s), +26% at S4096 D64 (216 -> 271), +29% at S4096 D128 (211 -> 273),
 /// +19% at S8192 D128 (246 -> 293): causal v6 runs at 84-99% of its non-causal rate, where v5 ran
 /// at 60-85%. Non-causal +2-5% (218, 282, 288, 297 TFLOP/s). The search (tune/flash_candidates.cu,
-/// `attention_tune`) kept v4's tiles (its config above): 8 warps of 16 rows lost 1-26%, 64-key
+/// `attention_tune`) kept v4's tiles (V6Tiles64, V6Tiles128, at the end of
+/// causal_balance_kernel.cuh): 8 warps of 16 rows lost 1-26%, 64-key
 /// tiles at D = 128 (FlashAttention-2's choice; 68 bytes of spills here) 1-2%.
+// [launch]
 void launch_attention_v6_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                         const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                         cudaStream_t stream) {
@@ -59,5 +46,6 @@ void launch_attention_v6_causal_balance(const Shape& s, const __nv_bfloat16* q, 
     launch_causal_balance<V6Tiles128>(s, q, k, v, o, lse, stream);
   }
 }
+// [launch]
 
 }  // namespace attention

@@ -7,25 +7,6 @@
 
 namespace attention {
 
-namespace {
-
-// [config]
-/// The tiles v7 runs at D = 64, chosen by the search of v7's tiles (tune/wgmma_candidates.cu,
-/// `attention_tune`, H100): 64-key tiles and two blocks per SM (consumers at 104 registers; one
-/// block waits for its loads while the other computes) beat 128-key tiles with one block by
-/// 7-15%. (Its row in the search: v7_d64_bc64_b2.)
-struct V7Tiles64 : WgmmaTiles {
-  static constexpr int head_dim = 64;           ///< D
-  static constexpr int keys_per_tile = 64;      ///< S's wgmma is m64n64k16
-  static constexpr int min_blocks_per_sm = 2;   ///< two blocks of 49 KiB per SM
-};
-/// The tiles v7 runs at D = 128: the first configuration (WgmmaTiles: 128 x 128 tiles, one block
-/// of 161 KiB per SM), the only candidate of its search at this D. (Its row: v7_d128_bc128_b1.)
-struct V7Tiles128 : WgmmaTiles {};
-// [config]
-
-}  // namespace
-
 
 CUtensorMap head_map(const __nv_bfloat16* base, std::int64_t rows, std::int64_t heads, int d, unsigned box_rows) {
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(heads)};
@@ -69,7 +50,7 @@ std::string unsupported_v7(const Shape& s) {
 /// warp schedulers happen to interleave them, and each waits for its own wgmma. Where the code
 /// is: the kernel in warp_specialized_kernel.cuh (`[kernel]`, its `[producer]` and `[consumer]`
 /// parts), one consumer's products and softmax on a tile in wgmma_tile.cuh (`[scores]`, `[pv]`,
-/// `[softmax]`), the tiles v7 runs above (its config).
+/// `[softmax]`), the tiles v7 runs (V7Tiles64, V7Tiles128) at the end of wgmma_tile.cuh.
 ///
 /// **Predicted (H100).** In the gemm chapter wgmma ran 1.73x mma.sync (v14 751 against v11 434
 /// TFLOP/s at 8192^3); the softmax and the waits stay as they were. 380-450 TFLOP/s at S >= 4096
@@ -84,6 +65,7 @@ std::string unsupported_v7(const Shape& s) {
 /// S8192 D128: the tensor pipe 63% busy (v6: 46%), issue slots 34%, 168 registers, 3 warpgroups per
 /// SM; the consumer waits for each of its wgmma groups, so its softmax and its tensor-core work
 /// still alternate.
+// [launch]
 void launch_attention_v7_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                                __nv_bfloat16* o, float* lse, void* /*workspace*/, cudaStream_t stream) {
   if (s.d == 64) {
@@ -92,5 +74,6 @@ void launch_attention_v7_wgmma(const Shape& s, const __nv_bfloat16* q, const __n
     launch_warp_specialized<V7Tiles128>(s, q, k, v, o, lse, stream);  // (another D: refused there)
   }
 }
+// [launch]
 
 }  // namespace attention

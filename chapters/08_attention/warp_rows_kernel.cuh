@@ -233,4 +233,32 @@ void launch_warp_rows(const Shape& s, const float* q, const float* k, const floa
   CUDA_CHECK_LAUNCH();
 }
 
+/// True when two warp-rows tile configurations set every field alike: the same kernel, whatever their names. The
+/// search (tune/) checks with it, at compile time, that its row for what a version runs is that.
+template <class A, class B>
+constexpr bool same_warp_rows_tiles() {
+  return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::warps == B::warps && A::min_blocks_per_sm == B::min_blocks_per_sm && A::heavy_first == B::heavy_first;
+}
+
+// [v3_config]
+/// The tiles v3 runs at D = 64: the first configuration (WarpRowsTiles), which the search of
+/// v3's tiles (tune/warp_rows_candidates.cu, `attention_tune`) kept: 4 warps of 16 rows, 64-key
+/// tiles, 68 KiB of shared memory, three blocks per SM. (Its row in the search: v3_d64_bc64_w4_b1.)
+struct V3Tiles64 : WarpRowsTiles {};
+
+/// The tiles v3 runs at D = 128, chosen by the same search (H100): 8 warps (128 query rows) and
+/// 96-key tiles, 216 KiB, one block per SM, causal blocks longest first. The first choice, 4 warps
+/// and 32-key tiles (two blocks of 77 KiB per SM), measured 31 TFLOP/s; 8 warps with 64-key tiles
+/// 36.3 (1.11-1.18x); 96-key tiles 37.3-37.5 (12 keys per lane: 4 + 12 loads of 16 bytes per 192
+/// FMA in the scores instead of 4 + 8 per 128). Causal, one block per SM, query tiles of 1 to 64
+/// key tiles started head by head: the longest start last and the GPU ends on them (31.7 TFLOP/s
+/// at S4096, 13% under the unmasked rate); longest first, 36.0. (Its row: v3_d128_bc96_w8_b1_heavy.)
+struct V3Tiles128 : WarpRowsTiles {
+  static constexpr int head_dim = 128;        ///< D
+  static constexpr int keys_per_tile = 96;    ///< 12 keys per lane
+  static constexpr int warps = 8;             ///< 128 query rows per block
+  static constexpr bool heavy_first = true;   ///< causal blocks longest first
+};
+// [v3_config]
+
 }  // namespace attention

@@ -141,4 +141,26 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 }
 // [softmax]
 
+/// True when two wgmma tile configurations set every field alike: the same kernel, whatever their names. The
+/// search (tune/) checks with it, at compile time, that its row for what a version runs is that.
+template <class A, class B>
+constexpr bool same_wgmma_tiles() {
+  return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm;
+}
+
+// [v7_config]
+/// The tiles v7 runs at D = 64, chosen by the search of v7's tiles (tune/wgmma_candidates.cu,
+/// `attention_tune`, H100): 64-key tiles and two blocks per SM (consumers at 104 registers; one
+/// block waits for its loads while the other computes) beat 128-key tiles with one block by
+/// 7-15%. (Its row in the search: v7_d64_bc64_b2.)
+struct V7Tiles64 : WgmmaTiles {
+  static constexpr int head_dim = 64;           ///< D
+  static constexpr int keys_per_tile = 64;      ///< S's wgmma is m64n64k16
+  static constexpr int min_blocks_per_sm = 2;   ///< two blocks of 49 KiB per SM
+};
+/// The tiles v7 runs at D = 128: the first configuration (WgmmaTiles: 128 x 128 tiles, one block
+/// of 161 KiB per SM), the only candidate of its search at this D. (Its row: v7_d128_bc128_b1.)
+struct V7Tiles128 : WgmmaTiles {};
+// [v7_config]
+
 }  // namespace attention

@@ -335,6 +335,13 @@ void judge(const Exercise& ex, const CaseRequest& c, const CaseBack& back, CaseV
       v.summary = "the captured run did not come back";
       return;
     }
+    // The exchange the runner must have made: a direct run on set 0, then the captured graph on
+    // set 1 (fresh inputs). Anything else is not what was asked, whatever its outputs.
+    if (back.runs[0].set != 0 || back.runs[0].captured || back.runs[1].set != 1 || !back.runs[1].captured) {
+      v.summary = "the runs came back in the wrong order: expected a direct run on input set 0, then the "
+                  "captured graph on input set 1";
+      return;
+    }
   }
   for (const RunBack& run : back.runs) {
     const std::string when = run.captured ? " (in the captured graph, launched on fresh inputs)" : "";
@@ -835,7 +842,12 @@ int checker_main(int argc, char** argv, const Exercise& ex) {
     const int status = run_speed(o, ex, base, work.dir, report, speed_line);
     if (status != kExitPassed) return finish("failed", "FAILED:" + speed_line, status);
   }
-  if (cases.empty()) return finish("passed", "TIMED:" + speed_line, kExitPassed);
+  if (cases.empty()) {
+    // Only `--cases none` (a timed run alone) may end here with a verdict: any other selection
+    // that left no case (a sanitizer's size filter, a chapter without hidden cases) checked nothing.
+    if (o.cases == "none") return finish("passed", "TIMED:" + speed_line, kExitPassed);
+    return finish("error", "ERROR: no case was left to check (--cases " + o.cases + ")", kExitFailed);
+  }
   return finish("passed",
                 "PASSED: all " + std::to_string(cases.size()) + " cases of the " + ex.chapter() + " exercise are correct." +
                     speed_line,

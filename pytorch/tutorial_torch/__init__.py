@@ -7,7 +7,7 @@ where the Python on PATH imports torch), then::
     ops = tutorial_torch.load()          # finds build/lib/libtutorial_torch.so
     y = ops.softmax(torch.randn(4, 1000, device="cuda"))
 
-The operators (first part of issue 26: chapters 01-05, each chapter's best version):
+The operators (first part of issue 26: one fast, general version of each of chapters 01-05):
 add(a, b), relu(x), sum(x), max(x), dot(x, y), softmax(x) over the last dimension, gemv(A, x)
 for a row-major M x K matrix, transpose(A). They take contiguous float32 CUDA tensors and raise
 RuntimeError, naming the argument, for anything else.

@@ -15,10 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/device_buffer.hpp"
-#include "common/device_compare.hpp"
 #include "common/harness.hpp"
-#include "common/random.hpp"
 #include "softmax.hpp"
 #include "table.hpp"
 #include "tune/tune.hpp"

@@ -97,9 +97,10 @@ endforeach()
 if(checked_tc LESS 3)
   list(APPEND failures "found ${checked_tc} tensor-core kernels for sm_80+ in ${BINARY} (expected 3: v10, v11 x 2)")
 endif()
-# v12/v13 (two instantiations of one kernel) and v14-v17 (four of another): six sm_90a wgmma kernels.
-if(have_sm90 AND checked_hopper LESS 6)
-  list(APPEND failures "found ${checked_hopper} sm_90a wgmma kernels in ${BINARY} (expected 6: v12-v17)")
+# v12/v13 (two instantiations of one kernel) and v14-v17 (three of another: v15 runs v14's
+# configuration, the same instantiation): five sm_90a wgmma kernels.
+if(have_sm90 AND checked_hopper LESS 5)
+  list(APPEND failures "found ${checked_hopper} sm_90a wgmma kernels in ${BINARY} (expected 5: v12-v17)")
 endif()
 if(checked_fp32 EQUAL 0)
   list(APPEND failures "found no fp32 kernel (gemm_v00_naive ... gemm_v07_pipelined) in ${BINARY}")

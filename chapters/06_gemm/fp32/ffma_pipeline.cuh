@@ -124,6 +124,18 @@ struct FfmaConfig {
                 "thread count must be a multiple of BK and of BN / 4");
 };
 
+/// True when two tile configurations set every field alike: the same kernel, whatever their
+/// names. A search's row for the configuration a version runs is checked with it at compile time
+/// (tune/ffma_candidates.cu, tune/shape_candidates.cu).
+template <class A, class B>
+constexpr bool same_ffma_tiles() {
+  return A::block_m == B::block_m && A::block_n == B::block_n && A::block_k == B::block_k && A::warp_m == B::warp_m &&
+         A::warp_n == B::warp_n && A::thread_m == B::thread_m && A::thread_n == B::thread_n &&
+         A::stages == B::stages && A::min_blocks == B::min_blocks && A::frag_buffers == B::frag_buffers &&
+         A::interior_copies == B::interior_copies && A::interior_any_b == B::interior_any_b &&
+         A::staged_stores == B::staged_stores;
+}
+
 /// Issues the cp.async copies of k-slice `tile` into one stage of shared memory: A transposed with
 /// 4-byte copies, B (K x ldb, row stride ldb) with 16-byte copies where aligned and in range
 /// (4-byte copies otherwise). Elements outside the matrices are zero-filled (src-size 0: nothing

@@ -14,7 +14,7 @@ constexpr int BK = 8;                        ///< k-slice staged per step
 constexpr int TM = 8;                        ///< outputs per thread (consecutive rows, one column)
 constexpr int kThreads = BM * BN / TM;       ///< 512
 static_assert(kThreads == BM * BK && kThreads == BK * BN, "v03: each thread loads one element of each tile");
-}  // namespace v03
+}  // namespace v3
 
 /// @brief C = alpha * A B + beta * C; a 64 x 64 tile per block, a 8 x 1 column of C per thread.
 ///

@@ -18,7 +18,7 @@ constexpr int kThreads = (BM / TM) * (BN / TN);  ///< 256
 constexpr int kALoads = BM * BK / kThreads;      ///< elements of A's tile each thread loads (4)
 constexpr int kBLoads = BK * BN / kThreads;      ///< elements of B's tile each thread loads (4)
 static_assert(BM * BK % kThreads == 0 && BK * BN % kThreads == 0, "v04: tiles must split evenly over the threads");
-}  // namespace v04
+}  // namespace v4
 // [tiles]
 
 /// @brief C = alpha * A B + beta * C; a 128 x 128 tile per block of 256 threads, 8 x 8 outputs per thread.

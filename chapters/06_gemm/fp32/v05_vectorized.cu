@@ -14,7 +14,7 @@ constexpr int BK = 8;                            ///< k-slice staged per step
 constexpr int kThreads = 256;                    ///< 16 x 16 threads, 8 x 8 outputs each
 constexpr int kAStride = BM + 4;                 ///< row length of the transposed A tile (4 floats of padding)
 static_assert(BM * BK / 4 == kThreads && BK * BN / 4 == kThreads, "v05: one float4 of each tile per thread");
-}  // namespace v05
+}  // namespace v5
 
 /// @brief C = alpha * A B + beta * C; 128 x 128 tiles, 8 x 8 outputs per thread, 16-byte accesses everywhere.
 ///

@@ -19,7 +19,7 @@ constexpr int kLanesN = 8;           ///< lanes along N inside the warp (4 along
 constexpr int kAStride = BM + 4;     ///< row length of the transposed A tile
 static_assert(kThreads == 256, "v06: 8 warps");
 static_assert(BM * BK / 4 == kThreads && BK * BN / 4 == kThreads, "v06: one float4 of each tile per thread");
-}  // namespace v06
+}  // namespace v6
 
 /// @brief C = alpha * A B + beta * C; 128 x 128 block tile, 32 x 64 warp tiles, 8 x 8 outputs per lane.
 ///

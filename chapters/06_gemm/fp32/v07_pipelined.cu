@@ -1,25 +1,10 @@
 /// @file
 /// @brief v07: v06's tiles fed by a 3-stage cp.async pipeline (sm_80+).
 #include "gemm.hpp"
+#include "ffma_configs.hpp"
 #include "ffma_pipeline.cuh"
 
 namespace gemm {
-
-// [config]
-/// v07's configuration: v06's tiles, 3 stages, 2 blocks per SM (at most 128 registers per
-/// thread), every switch of the kernel off.
-struct V07Tiles : FfmaSwitchesOff {
-  static constexpr int block_m = 128;  ///< block tile (128, 128): 8 warps
-  static constexpr int block_n = 128;  ///< (see block_m)
-  static constexpr int block_k = 8;    ///< k-slice per stage: 8
-  static constexpr int warp_m = 32;    ///< warp tile (32, 64): 4 x 8 lanes
-  static constexpr int warp_n = 64;    ///< (see warp_m)
-  static constexpr int thread_m = 8;   ///< thread tile (8, 8): 2 x 2 quads
-  static constexpr int thread_n = 8;   ///< (see thread_m)
-  static constexpr int stages = 3;     ///< k-slices in shared memory (2 in flight)
-  static constexpr int min_blocks = 2; ///< blocks per SM promised to the compiler: at most 128 registers
-};
-// [config]
 
 /// @brief v07: a multi-stage cp.async pipeline.
 ///
@@ -47,9 +32,11 @@ struct V07Tiles : FfmaSwitchesOff {
 /// at 8192^3 (0.75 of cuBLAS), 35.02 at 4095 x 4097 x 1023 (0.75), 16.34 at 1024^3 (0.49; v06:
 /// 11.22). The prediction failed at the large sizes: the pipeline alone gains little there
 /// (v08's search changes the tile shape and the copies instead).
+// [launch]
 void launch_gemm_v07_pipelined(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
   launch_pipelined<FfmaConfig<V07Tiles>>(m, n, k, alpha, a, b, beta, c, stream);
 }
+// [launch]
 
 }  // namespace gemm

@@ -1,33 +1,10 @@
 /// @file
 /// @brief v08: v07's kernel in the configuration a search chose (bin/gemm_tune, tune/ffma_candidates.cu).
+#include "ffma_configs.hpp"
 #include "ffma_pipeline.cuh"
 #include "gemm.hpp"
 
 namespace gemm {
-
-// [config]
-/// The configuration v08 runs, chosen by v08's second search (tune/ffma_candidates.cu, where it
-/// is candidate C5, row `t128x256x16_w64x64_t16x8_s3_b1_db_ic` of `gemm_tune`): the first
-/// search's winner (128 x 256 x 8, 16 x 8 per thread, C1) with both switches and 16-wide
-/// k-slices. Measured winner (H200, same run as cuBLAS SGEMM; docs/results/gemm_tune.json and
-/// gemm_tune_8192.json): 48.07 TFLOP/s at 4096^3 (93.6% of cuBLAS SGEMM's 51.36) and 48.89 at
-/// 8192^3 (95.4%). Update it from the search's measured winner, never by hand.
-struct V08Tiles {
-  static constexpr int block_m = 128;          ///< block tile (128, 256): 8 warps
-  static constexpr int block_n = 256;          ///< (see block_m)
-  static constexpr int block_k = 16;           ///< k-slice per stage: 16 (half the barriers of 8)
-  static constexpr int warp_m = 64;            ///< warp tile (64, 64): 4 x 8 lanes
-  static constexpr int warp_n = 64;            ///< (see warp_m)
-  static constexpr int thread_m = 16;          ///< thread tile (16, 8): 4 x 2 quads
-  static constexpr int thread_n = 8;           ///< (see thread_m)
-  static constexpr int stages = 3;             ///< k-slices in shared memory: 3 x 24.3 KiB = 73 KiB
-  static constexpr int min_blocks = 1;         ///< one block per SM: up to 255 registers per thread
-  static constexpr int frag_buffers = 2;       ///< fragments double-buffered in registers
-  static constexpr bool interior_copies = true;///< interior k-slices copied without bounds checks
-  static constexpr bool interior_any_b = false;///< unaligned B keeps the guarded copies
-  static constexpr bool staged_stores = false; ///< C stored from registers (float4 where aligned)
-};
-// [config]
 
 /// @brief v08: tuned parameters.
 ///
@@ -49,7 +26,7 @@ struct V08Tiles {
 ///   Interior slices of interior blocks skip the checks and add a slice offset to addresses
 ///   computed once. Edge blocks and the last, partial slice keep v07's guarded copies.
 ///
-/// The first search (docs/results/gemm_tune.json, git 09ac030) varied the k-slice (8 or 16), the
+/// The first search (git 09ac030, docs/results/gemm_tune.json of that commit) varied the k-slice (8 or 16), the
 /// pipeline depth (3 or 4), the block tile (64 x 128 to 256 x 128) and the thread tile (8 x 8 or
 /// 16 x 8). Its winner, 128 x 256 x 8 with 256 threads of 16 x 8 (C1), is the base of the second
 /// search's candidates, with the switches alone and together, a 16-wide k-slice, 4 stages, and two
@@ -70,17 +47,19 @@ struct V08Tiles {
 /// **Measured.** First search (H200, 4096^3): the 16 x 8 thread tiles did win (128 x 128 x 8 with
 /// 16 x 8: 41.2 TFLOP/s against v07's 38.3, +8%), and the 128 x 256 block tile (C1) won overall at
 /// 42.2 TFLOP/s, 82% of cuBLAS SGEMM's 51.4 in the same run: short of the 90% target. Second search
-/// (H200, same run as cuBLAS; gemm_tune.json, gemm_tune_8192.json): the prediction held and
-/// exceeded its range. C5 won, 48.07 TFLOP/s at 4096^3 (93.6% of cuBLAS SGEMM's 51.36) and 48.89 at
+/// (H200, same run as cuBLAS; git 83bedf3, whose gemm_tune.json and gemm_tune_8192.json are in
+/// the history): the prediction held and exceeded its range. C5 won, 48.07 TFLOP/s at 4096^3 (93.6% of cuBLAS SGEMM's 51.36) and 48.89 at
 /// 8192^3 (95.4%); the interior copies were the bigger step (+9%, C1 -> C3), double buffering
 /// alone +1.6% (C1 -> C2) and +1-2% on top of them (C3 -> C4), 16-wide slices +3-4% (C4 -> C5).
 /// v08 runs C5. In the chapter's H100 run (git 0b38325): 47.35 TFLOP/s at 4096^3 (0.916 of cuBLAS
 /// SGEMM's 51.67), 48.21 at 8192^3 (0.933), but 11.18 at 1024^3 (0.33: 32 tiles for 132 SMs) and
 /// 31.38 at 4095 x 4097 x 1023 (0.67, slower than v07's 35.02: every slice stays
 /// on the guarded path: N = 4097 leaves B's rows unaligned).
+// [launch]
 void launch_gemm_v08_tuned(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                           const float* b, float beta, float* c, cudaStream_t stream) {
   launch_pipelined<FfmaConfig<V08Tiles>>(m, n, k, alpha, a, b, beta, c, stream);
 }
+// [launch]
 
 }  // namespace gemm

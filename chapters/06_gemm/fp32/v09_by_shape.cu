@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/device_buffer.hpp"
+#include "fp32/ffma_configs.hpp"
 #include "fp32/ffma_pipeline.cuh"
 #include "fp32/padded_b.cuh"
 #include "fp32/shape_choice.hpp"
@@ -14,46 +15,6 @@ namespace gemm {
 
 /// v09's two configurations, chosen by shape by measured searches (tune/shape_candidates.cu,
 /// rows s_large_padb and s_small_fat_deep_padb of `gemm_tune`; the chapter page has the rounds).
-// [configs]
-namespace by_shape {
-/// v08's configuration (V08Tiles): 128 x 256 x 16, 256 threads of 16 x 8, one block per SM. Best
-/// when there are many tiles: the fewest loads and shared reads per FFMA.
-struct Large {
-  static constexpr int block_m = 128;           ///< block tile (128, 256): 8 warps
-  static constexpr int block_n = 256;           ///< (see block_m)
-  static constexpr int block_k = 16;            ///< k-slice 16
-  static constexpr int warp_m = 64;             ///< warp tile (64, 64)
-  static constexpr int warp_n = 64;             ///< (see warp_m)
-  static constexpr int thread_m = 16;           ///< thread tile (16, 8)
-  static constexpr int thread_n = 8;            ///< (see thread_m)
-  static constexpr int stages = 3;              ///< 3 k-slices in shared memory
-  static constexpr int min_blocks = 1;          ///< one block per SM
-  static constexpr int frag_buffers = 2;        ///< fragments double-buffered
-  static constexpr bool interior_copies = true; ///< interior k-slices copied without bounds checks
-  static constexpr bool interior_any_b = false; ///< (B is padded when unaligned)
-  static constexpr bool staged_stores = false;  ///< C stored from registers
-};
-/// A quarter of Large's tile, for problems with fewer 128 x 256 tiles than SMs (1024^3: 32 tiles
-/// for 132 SMs): 64 x 128 x 16, 128 threads of 8 x 8, a 4-stage pipeline (three k-slices in
-/// flight), three blocks per SM promised (as 167 registers and 50 KiB of shared memory per block
-/// allow), C through shared memory when its rows are unaligned. The search's SmallFatDeep.
-struct SmallFatDeep {
-  static constexpr int block_m = 64;            ///< block tile (64, 128): 4 warps
-  static constexpr int block_n = 128;           ///< (see block_m)
-  static constexpr int block_k = 16;            ///< k-slice 16
-  static constexpr int warp_m = 32;             ///< warp tile (32, 64)
-  static constexpr int warp_n = 64;             ///< (see warp_m)
-  static constexpr int thread_m = 8;            ///< thread tile (8, 8)
-  static constexpr int thread_n = 8;            ///< (see thread_m)
-  static constexpr int stages = 4;              ///< 4 k-slices in shared memory
-  static constexpr int min_blocks = 3;          ///< three blocks per SM
-  static constexpr int frag_buffers = 2;        ///< fragments double-buffered
-  static constexpr bool interior_copies = true; ///< interior k-slices copied without bounds checks
-  static constexpr bool interior_any_b = false; ///< (B is padded when unaligned)
-  static constexpr bool staged_stores = true;   ///< C through shared memory when its rows are unaligned
-};
-}  // namespace by_shape
-// [configs]
 
 namespace {
 

@@ -6,17 +6,6 @@
 
 namespace gemm {
 
-/// v14's configuration: v13's tile (128 x 256, two consumer warpgroups of 64 x 256, 4 stages of
-/// 48 KiB), plus a producer warpgroup (WsConfig adds it); no cluster, epilogue from the registers.
-// [config]
-struct V14Tiles {
-  static constexpr int block_m = 128;       ///< block tile (128, 256), as v13
-  static constexpr int block_n = 256;       ///< (see block_m)
-  static constexpr int stages = 4;          ///< 4 stages of 48 KiB in the ring
-  static constexpr int cluster_m = 1;       ///< no cluster
-  static constexpr bool tma_store = false;  ///< epilogue straight from the registers
-};
-// [config]
 
 /// @brief v14: warp specialization and register reallocation.
 ///
@@ -48,10 +37,12 @@ struct V14Tiles {
 /// (93.5%) at 8192^3. The prediction assumed that thread 0's loads held v13 back; they did not:
 /// with 4 stages of 64-wide slices the ring stays ahead either way. The step is kept because
 /// v15-v17 build on the producer/consumer split.
+// [launch]
 void launch_gemm_v14_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                       cudaStream_t stream) {
   launch_warp_specialized<WsConfig<V14Tiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::per_unit);
 }
+// [launch]
 
 }  // namespace gemm

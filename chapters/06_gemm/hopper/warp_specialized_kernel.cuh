@@ -332,4 +332,16 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
   CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, maps.a, maps.b, map_c, mi, ni, ki, alpha, beta, c, tma_store_c));
 }
 
+/// v14's configuration (and v15's: the same kernel; v15 changes only the grid): v13's tile (128 x 256, two consumer warpgroups of 64 x 256, 4 stages of
+/// 48 KiB), plus a producer warpgroup (WsConfig adds it); no cluster, epilogue from the registers.
+// [v14_config]
+struct V14Tiles {
+  static constexpr int block_m = 128;       ///< block tile (128, 256), as v13
+  static constexpr int block_n = 256;       ///< (see block_m)
+  static constexpr int stages = 4;          ///< 4 stages of 48 KiB in the ring
+  static constexpr int cluster_m = 1;       ///< no cluster
+  static constexpr bool tma_store = false;  ///< epilogue straight from the registers
+};
+// [v14_config]
+
 }  // namespace gemm

@@ -1,7 +1,8 @@
 /// @file
 /// @brief v11's kernel, a template over its configuration: BF16 mma.sync fed by ldmatrix from a
-/// swizzled multi-stage cp.async pipeline (sm_80+), and its launchers. v11_mma_bf16.cu runs one
-/// configuration; the search (tune/mma_bf16_candidates.cu) times several.
+/// swizzled multi-stage cp.async pipeline (sm_80+), its launchers, and the configurations v11 runs
+/// (V11Tiles, V11GeneralTiles: here, so that the search, tune/mma_bf16_candidates.cu, can check its
+/// rows against them).
 #pragma once
 
 #include <climits>
@@ -27,7 +28,7 @@ namespace gemm {
 ///       static constexpr int min_blocks = 2;                // blocks per SM promised to the compiler
 ///     };
 ///
-/// (V11Tiles is in v11_mma_bf16.cu, the search's candidates in tune/mma_bf16_candidates.cu). The
+/// (V11Tiles is at the end of this file, the search's candidates in tune/mma_bf16_candidates.cu). The
 /// kernel reads the short names below and what follows from them; the static_asserts say which
 /// configurations the kernel is written for.
 template <class Tiles>
@@ -251,5 +252,37 @@ void launch_mma_checked(std::int64_t m, std::int64_t n, std::int64_t k, float al
   check_dims(m, n, k);
   launch_mma_kernel<Cfg, false>(m, n, k, alpha, a, b, beta, c, stream);
 }
+
+/// True when two tile configurations set every field alike: the same kernel, whatever their
+/// names (tune/mma_bf16_candidates.cu checks its rows for v11's configurations with it).
+template <class A, class B>
+constexpr bool same_mma_tiles() {
+  return A::block_m == B::block_m && A::block_n == B::block_n && A::block_k == B::block_k && A::warp_m == B::warp_m &&
+         A::warp_n == B::warp_n && A::stages == B::stages && A::double_buffer == B::double_buffer &&
+         A::min_blocks == B::min_blocks;
+}
+
+/// v11's configuration, chosen by the search of tune/mma_bf16_candidates.cu (`gemm_tune`,
+/// round 3, H100, 8192^3; candidate M8, "m128x128x64_w64x64_s3_db_b2"): M4, M8, M6 and M9 tied
+/// within about 1% there; M8 needs 96 KiB of shared memory, which every sm_80+ GPU gives a
+/// block, and runs the double-buffered main loop that the chapter page shows.
+// [v11_config]
+struct V11Tiles {
+  static constexpr int block_m = 128;          ///< block tile (128, 128): 4 warps
+  static constexpr int block_n = 128;          ///< (see block_m)
+  static constexpr int block_k = 64;           ///< 64-wide k-slices: 4 k-steps, 128 mma per warp per barrier
+  static constexpr int warp_m = 64;            ///< warp tile (64, 64): 128 accumulator registers per lane
+  static constexpr int warp_n = 64;            ///< (see warp_m)
+  static constexpr int stages = 3;             ///< 3 stages of 32 KiB: 96 KiB per block
+  static constexpr bool double_buffer = true;  ///< k-step s+1's fragments loaded before s's mma
+  static constexpr int min_blocks = 2;         ///< two blocks per SM
+};
+/// The general kernel (an operand's rows not 16-byte aligned): V11Tiles with single fragments
+/// (the search's M6), since double-buffered with the scalar path compiled in, these tiles would
+/// need more than 255 registers.
+struct V11GeneralTiles : V11Tiles {
+  static constexpr bool double_buffer = false;  ///< single fragments
+};
+// [v11_config]
 
 }  // namespace gemm

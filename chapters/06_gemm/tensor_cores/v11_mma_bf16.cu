@@ -2,36 +2,14 @@
 /// @brief v11: BF16 tensor cores in PTX: mma.sync m16n8k16, ldmatrix from a swizzled shared-memory
 /// layout, a multi-stage cp.async pipeline of 64-wide k-slices, double-buffered fragments, two
 /// blocks per SM (sm_80+). The kernel is in mma_bf16_kernel.cuh, its tile helpers in
-/// bf16_tiles.cuh; this file holds the configuration v11 runs and the step's story.
+/// bf16_tiles.cuh, the configuration it runs (V11Tiles) at the end of mma_bf16_kernel.cuh; this
+/// file holds the launcher and the step's story.
 #include <cstdint>
 
 #include "gemm.hpp"
 #include "mma_bf16_kernel.cuh"
 
 namespace gemm {
-
-/// v11's configuration, chosen by the search of tune/mma_bf16_candidates.cu (`gemm_tune`,
-/// round 3, H100, 8192^3; candidate M8, "m128x128x64_w64x64_s3_db_b2"): M4, M8, M6 and M9 tied
-/// within about 1% there; M8 needs 96 KiB of shared memory, which every sm_80+ GPU gives a
-/// block, and runs the double-buffered main loop that the chapter page shows.
-// [config]
-struct V11Tiles {
-  static constexpr int block_m = 128;          ///< block tile (128, 128): 4 warps
-  static constexpr int block_n = 128;          ///< (see block_m)
-  static constexpr int block_k = 64;           ///< 64-wide k-slices: 4 k-steps, 128 mma per warp per barrier
-  static constexpr int warp_m = 64;            ///< warp tile (64, 64): 128 accumulator registers per lane
-  static constexpr int warp_n = 64;            ///< (see warp_m)
-  static constexpr int stages = 3;             ///< 3 stages of 32 KiB: 96 KiB per block
-  static constexpr bool double_buffer = true;  ///< k-step s+1's fragments loaded before s's mma
-  static constexpr int min_blocks = 2;         ///< two blocks per SM
-};
-/// The general kernel (an operand's rows not 16-byte aligned): V11Tiles with single fragments
-/// (the search's M6), since double-buffered with the scalar path compiled in, these tiles would
-/// need more than 255 registers.
-struct V11GeneralTiles : V11Tiles {
-  static constexpr bool double_buffer = false;  ///< single fragments
-};
-// [config]
 
 /// @brief v11: mma.sync in PTX with ldmatrix, a swizzled layout, a cp.async pipeline of 64-wide
 /// k-slices, double-buffered fragments and two blocks per SM (BF16).

@@ -2,7 +2,7 @@
 /// @brief v08's search: the pipelined FFMA kernel (fp32/ffma_pipeline.cuh) in eight configurations,
 /// timed by bin/gemm_tune at 4096^3 and 8192^3 next to cuBLAS SGEMM and v08_tuned.
 ///
-/// The first search on an H200 (docs/results/gemm_tune.json, git 09ac030) timed v07's kernel as it
+/// The first search on an H200 (git 09ac030, docs/results/gemm_tune.json of that commit) timed v07's kernel as it
 /// is: 128 x 128 and 128 x 256 block tiles, 8 x 8 and 16 x 8 thread tiles, BK 8 and 16, 3 and 4
 /// stages. Its winner, 128 x 256 x 8 with 16 x 8 thread tiles (C1 below), is the base of this
 /// second search, which switches on the two features of gemm_v07_pipelined() alone and together.
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fp32/ffma_configs.hpp"
 #include "fp32/ffma_pipeline.cuh"
 #include "gemm.hpp"
 #include "tune/tune.hpp"
@@ -19,7 +20,7 @@ namespace gemm::tune {
 /// The configurations of v08's search, each stating only what differs from its base.
 // [candidates]
 namespace ffma {
-/// v07's configuration (V07Tiles in fp32/v07_pipelined.cu): 128 x 128 x 8, 256 threads of 8 x 8,
+/// v07's configuration (V07Tiles in fp32/ffma_configs.hpp): 128 x 128 x 8, 256 threads of 8 x 8,
 /// 2 blocks per SM. The reference row.
 struct C0 : FfmaSwitchesOff {
   static constexpr int block_m = 128;   ///< block tile (128, 128)
@@ -53,7 +54,7 @@ struct C4 : C1 {
   static constexpr bool interior_copies = true;  ///< interior copies
 };
 /// C4 with 16-wide k-slices: half the barriers and cp.async groups per FFMA (73 KiB of shared
-/// memory). What v08_tuned runs (V08Tiles in fp32/v08_tuned.cu).
+/// memory). What v08_tuned runs (V08Tiles in fp32/ffma_configs.hpp).
 struct C5 : C4 {
   static constexpr int block_k = 16;  ///< k-slice 16
 };
@@ -69,6 +70,10 @@ struct C7 : C4 {
 };
 }  // namespace ffma
 // [candidates]
+
+// The rows of the configurations v07 and v08 run are those configurations, field by field.
+static_assert(same_ffma_tiles<ffma::C0, V07Tiles>(), "C0 must be v07's configuration (fp32/ffma_configs.hpp)");
+static_assert(same_ffma_tiles<ffma::C5, V08Tiles>(), "C5 must be v08's configuration (fp32/ffma_configs.hpp)");
 
 namespace {
 
@@ -93,10 +98,11 @@ std::string ffma_config_summary() {
          (Cfg::kInteriorCopies ? ", interior copies" : "");
 }
 
-/// Candidate `Tiles`, run by `chosen_by` ("" if no version runs it).
+/// Candidate `Tiles`, marked as v08_tuned's when its fields are V08Tiles' (same_ffma_tiles()).
 template <class Tiles>
-Candidate ffma_candidate(const char* chosen_by = "") {
+Candidate ffma_candidate() {
   using Cfg = FfmaConfig<Tiles>;
+  const char* chosen_by = same_ffma_tiles<Tiles, V08Tiles>() ? "v08_tuned" : "";
   return {ffma_config_name<Cfg>(), ffma_config_summary<Cfg>(), {Precision::fp32, launch_pipelined<Cfg>, nullptr},
           chosen_by};
 }
@@ -107,7 +113,7 @@ const std::vector<Candidate>& ffma_candidates() {
   using namespace ffma;
   static const std::vector<Candidate> list = {
       ffma_candidate<C0>(), ffma_candidate<C1>(), ffma_candidate<C2>(),            ffma_candidate<C3>(),
-      ffma_candidate<C4>(), ffma_candidate<C5>("v08_tuned"), ffma_candidate<C6>(), ffma_candidate<C7>(),
+      ffma_candidate<C4>(), ffma_candidate<C5>(), ffma_candidate<C6>(), ffma_candidate<C7>(),
   };
   return list;
 }

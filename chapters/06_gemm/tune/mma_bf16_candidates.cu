@@ -54,7 +54,7 @@ struct M6 : M3 {
   static constexpr int min_blocks = 2;          ///< two blocks per SM
 };
 /// M6 with double-buffered fragments (fits in 255 registers once the scalar path is compiled out).
-/// What v11_mma_bf16 runs (V11Tiles in tensor_cores/v11_mma_bf16.cu).
+/// What v11_mma_bf16 runs (V11Tiles in tensor_cores/mma_bf16_kernel.cuh).
 struct M8 : M6 {
   static constexpr bool double_buffer = true;  ///< fragments double-buffered
 };
@@ -65,6 +65,11 @@ struct M9 : M3 {
 };
 }  // namespace mma_bf16
 // [candidates]
+
+// The rows of the configurations v11 runs are those configurations, field by field.
+static_assert(same_mma_tiles<mma_bf16::M8, V11Tiles>(), "M8 must be v11's (tensor_cores/mma_bf16_kernel.cuh)");
+static_assert(same_mma_tiles<mma_bf16::M6, V11GeneralTiles>(),
+              "M6 must be v11's general kernel (tensor_cores/mma_bf16_kernel.cuh)");
 
 namespace {
 
@@ -90,11 +95,12 @@ std::string mma_config_summary() {
 /// The general kernel of every candidate: M6's tiles, alignment checked in the kernel.
 using General = MmaConfig<mma_bf16::M6>;
 
-/// Candidate `Tiles` (its aligned kernel, General for unaligned operands), run by `chosen_by`
-/// ("" if no version runs it).
+/// Candidate `Tiles` (its aligned kernel, General for unaligned operands), marked as
+/// v11_mma_bf16's when its fields are V11Tiles' (same_mma_tiles()).
 template <class Tiles>
-Candidate mma_candidate(const char* chosen_by = "") {
+Candidate mma_candidate() {
   using Cfg = MmaConfig<Tiles>;
+  const char* chosen_by = same_mma_tiles<Tiles, V11Tiles>() ? "v11_mma_bf16" : "";
   return {mma_config_name<Cfg>(), mma_config_summary<Cfg>(), {Precision::bf16, nullptr, launch_mma<Cfg, General>},
           chosen_by};
 }
@@ -113,7 +119,7 @@ const std::vector<Candidate>& mma_bf16_candidates() {
   using namespace mma_bf16;
   static const std::vector<Candidate> list = {
       mma_candidate<M0>(), mma_candidate<M1>(), mma_candidate_checked<M3>(), mma_candidate<M3>(),
-      mma_candidate<M4>(), mma_candidate<M6>(), mma_candidate<M8>("v11_mma_bf16"), mma_candidate<M9>(),
+      mma_candidate<M4>(), mma_candidate<M6>(), mma_candidate<M8>(), mma_candidate<M9>(),
   };
   return list;
 }

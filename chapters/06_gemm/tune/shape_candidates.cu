@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fp32/ffma_configs.hpp"
 #include "fp32/ffma_pipeline.cuh"
 #include "fp32/padded_b.cuh"
 #include "gemm.hpp"
@@ -68,7 +69,7 @@ struct SmallFatStaged : SmallFat {
 };
 /// SmallFatStaged with a 4-stage pipeline (three k-slices in flight instead of two), three blocks
 /// per SM promised (as 167 registers and 50 KiB of shared memory per block allow), for padded or
-/// aligned B only: v09's small configuration (by_shape::SmallFatDeep in fp32/v09_by_shape.cu).
+/// aligned B only: v09's small configuration (by_shape::SmallFatDeep in fp32/ffma_configs.hpp).
 struct SmallFatDeep : SmallFatStaged {
   static constexpr int stages = 4;              ///< 4 k-slices in shared memory
   static constexpr int min_blocks = 3;          ///< three blocks per SM
@@ -77,13 +78,21 @@ struct SmallFatDeep : SmallFatStaged {
 }  // namespace shape
 // [configs]
 
+// The rows of v09's two configurations are those configurations, field by field.
+static_assert(same_ffma_tiles<shape::Large, by_shape::Large>(), "Large must be v09's (fp32/ffma_configs.hpp)");
+static_assert(same_ffma_tiles<shape::SmallFatDeep, by_shape::SmallFatDeep>(),
+              "SmallFatDeep must be v09's (fp32/ffma_configs.hpp)");
+
 namespace {
 
-/// `Tiles` on B as it is (`launch_pipelined`) or as v09 runs it (`launch_padded_b`), run by
-/// `chosen_by` ("" if no version runs it).
+/// `Tiles` on B as it is (`launch_pipelined`) or as v09 runs it (`launch_padded_b`), marked as
+/// v09_by_shape's when v09 runs it: on a padded B, with the fields of one of v09's configurations.
 template <class Tiles, bool kPadB>
-Candidate shape_candidate(const std::string& name, const std::string& summary, const char* chosen_by = "") {
+Candidate shape_candidate(const std::string& name, const std::string& summary) {
   using Cfg = FfmaConfig<Tiles>;
+  const bool v09_runs_it = kPadB && (same_ffma_tiles<Tiles, by_shape::Large>() ||
+                                     same_ffma_tiles<Tiles, by_shape::SmallFatDeep>());
+  const char* chosen_by = v09_runs_it ? "v09_by_shape" : "";
   return {name, summary, {Precision::fp32, kPadB ? launch_padded_b<Cfg> : launch_pipelined<Cfg>, nullptr}, chosen_by};
 }
 
@@ -98,7 +107,7 @@ const std::vector<Candidate>& shape_candidates() {
       shape_candidate<SmallFat, false>("s_small_fat", "v09 SmallFat: 64x128x16, 128 threads of 8x8, 2 blocks/SM"),
       shape_candidate<SmallFatStaged, false>("s_small_fat_staged",
                                              "v09 SmallFat, C through shared memory when unaligned"),
-      shape_candidate<Large, true>("s_large_padb", "v09 Large, unaligned B padded first", "v09_by_shape"),
+      shape_candidate<Large, true>("s_large_padb", "v09 Large, unaligned B padded first"),
       shape_candidate<Tall, true>("s_tall_padb", "v09 Tall, unaligned B padded first"),
       shape_candidate<TallStaged, true>("s_tall_staged_padb", "v09 Tall, C staged, unaligned B padded first"),
       shape_candidate<Medium, true>("s_medium_padb", "v09 Medium, unaligned B padded first"),
@@ -106,8 +115,7 @@ const std::vector<Candidate>& shape_candidates() {
       shape_candidate<SmallFatStaged, true>("s_small_fat_staged_padb",
                                             "v09 SmallFat, C staged, unaligned B padded first"),
       shape_candidate<SmallFatDeep, true>("s_small_fat_deep_padb",
-                                          "v09 SmallFatDeep: SmallFat, C staged, 4 stages, 3 blocks/SM, B padded",
-                                          "v09_by_shape"),
+                                          "v09 SmallFatDeep: SmallFat, C staged, 4 stages, 3 blocks/SM, B padded"),
   };
   return list;
 }

@@ -2,7 +2,7 @@
 /// @brief v6's search (bf16): other tiles for the causal-balance kernel (causal_balance_kernel.cuh).
 ///
 /// `attention_tune` times every candidate on the table's shapes next to v6 and cuBLAS; v6's tiles
-/// (V6Tiles64, V6Tiles128 in v6_causal_balance.cu) were chosen from it (the chapter page has the
+/// (V6Tiles64, V6Tiles128 in causal_balance_kernel.cuh) were chosen from it (the chapter page has the
 /// measured tables, docs/results/attention_tune.json). None of the candidates spills registers
 /// (ptxas -v, sm_90a).
 #include <string>
@@ -68,8 +68,9 @@ Candidate candidate() {
 
 /// The configuration v6 runs, with the same fields as `Tiles`: run through v6's own launcher (see
 /// tune/warp_rows_candidates.cu, winner()).
-template <class Tiles>
+template <class Tiles, class V6Tiles>
 Candidate winner() {
+  static_assert(same_flash_tiles<Tiles, V6Tiles>(), "a row marked as v6's must be the tiles v6 runs");
   return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v6_causal_balance}, "v6_causal_balance");
 }
 
@@ -77,8 +78,8 @@ Candidate winner() {
 
 const std::vector<Candidate>& flash_candidates() {
   static const std::vector<Candidate> list = {
-      winner<FlashTiles<64>>(), candidate<F64Warps8>(), candidate<F64Warps8Bc128>(),
-      winner<FlashTiles<128>>(), candidate<F128Warps8Bc64>(),
+      winner<FlashTiles<64>, V6Tiles64>(), candidate<F64Warps8>(), candidate<F64Warps8Bc128>(),
+      winner<FlashTiles<128>, V6Tiles128>(), candidate<F128Warps8Bc64>(),
   };
   return list;
 }

@@ -2,7 +2,7 @@
 /// @brief v3's search (fp32): other tiles for the warp-rows kernel (warp_rows_kernel.cuh).
 ///
 /// `attention_tune` times every candidate on the table's shapes next to v3 and cuBLAS; v3's tiles
-/// (V3Tiles64, V3Tiles128 in v3_warp_rows.cu) were chosen from it (the chapter page has the
+/// (V3Tiles64, V3Tiles128 in warp_rows_kernel.cuh) were chosen from it (the chapter page has the
 /// measured tables, docs/results/attention_tune.json). None of the candidates spills registers
 /// (ptxas -v, sm_90a).
 #include <string>
@@ -43,7 +43,7 @@ struct W128Bc56Blocks2 : W128Bc48Blocks2 { static constexpr int keys_per_tile = 
 struct W128Heavy64 : W128Bc64Warps8 { static constexpr bool heavy_first = true; };
 struct W128Heavy72 : W128Heavy64 { static constexpr int keys_per_tile = 72; };
 struct W128Heavy80 : W128Heavy64 { static constexpr int keys_per_tile = 80; };
-/// What v3 runs at D = 128 (V3Tiles128 in v3_warp_rows.cu).
+/// What v3 runs at D = 128 (V3Tiles128 in warp_rows_kernel.cuh).
 struct W128Heavy96 : W128Heavy64 { static constexpr int keys_per_tile = 96; };
 // [candidates]
 
@@ -79,8 +79,9 @@ Candidate candidate() {
 /// instantiated again here (a kernel template instantiated in two files is two kernels to the CUDA
 /// runtime, and the shared-memory limit raised for one, cudaFuncSetAttribute, would not apply to
 /// the other).
-template <class Tiles>
+template <class Tiles, class V3Tiles>
 Candidate winner() {
+  static_assert(same_warp_rows_tiles<Tiles, V3Tiles>(), "a row marked as v3's must be the tiles v3 runs");
   return describe<Tiles>(Kernel{Precision::fp32, launch_attention_v3_warp_rows, nullptr}, "v3_warp_rows");
 }
 
@@ -88,10 +89,10 @@ Candidate winner() {
 
 const std::vector<Candidate>& warp_rows_candidates() {
   static const std::vector<Candidate> list = {
-      winner<WarpRowsTiles>(), candidate<W64Bc32>(), candidate<W64Warps8>(),
+      winner<WarpRowsTiles, V3Tiles64>(), candidate<W64Bc32>(), candidate<W64Warps8>(),
       candidate<W128>(), candidate<W128Bc24>(), candidate<W128Warps8>(), candidate<W128Bc64Warps8>(),
       candidate<W128Bc48Blocks2>(), candidate<W128Bc56Blocks2>(),
-      candidate<W128Heavy64>(), candidate<W128Heavy72>(), candidate<W128Heavy80>(), winner<W128Heavy96>(),
+      candidate<W128Heavy64>(), candidate<W128Heavy72>(), candidate<W128Heavy80>(), winner<W128Heavy96, V3Tiles128>(),
   };
   return list;
 }

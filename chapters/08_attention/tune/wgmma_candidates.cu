@@ -3,7 +3,7 @@
 /// (warp_specialized_kernel.cuh).
 ///
 /// `attention_tune` times every candidate on the table's shapes next to v7 and cuBLAS; v7's tiles
-/// at D = 64 (V7Tiles64 in v7_wgmma.cu) were chosen from it (the chapter page has the measured
+/// at D = 64 (V7Tiles64 in wgmma_tile.cuh) were chosen from it (the chapter page has the measured
 /// tables, docs/results/attention_tune_hopper.json). Off Hopper, or in a build without sm_90a
 /// code, every candidate reports itself skipped, as v7 does.
 #include <string>
@@ -22,7 +22,7 @@ namespace {
 // (D = 128, 128-key tiles, one block per SM). Two blocks per SM at D = 64 need 64-key tiles: the
 // consumers then get 104 registers (S 32, O 32 per thread).
 struct G64 : WgmmaTiles { static constexpr int head_dim = 64; };
-/// What v7 runs at D = 64 (V7Tiles64 in v7_wgmma.cu).
+/// What v7 runs at D = 64 (V7Tiles64 in wgmma_tile.cuh).
 struct G64Bc64Blocks2 : G64 {
   static constexpr int keys_per_tile = 64;
   static constexpr int min_blocks_per_sm = 2;
@@ -59,8 +59,9 @@ Candidate candidate() {
 
 /// The configuration v7 runs, with the same fields as `Tiles`: run through v7's own launcher (see
 /// tune/warp_rows_candidates.cu, winner()).
-template <class Tiles>
+template <class Tiles, class V7Tiles>
 Candidate winner() {
+  static_assert(same_wgmma_tiles<Tiles, V7Tiles>(), "a row marked as v7's must be the tiles v7 runs");
   return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v7_wgmma}, "v7_wgmma");
 }
 
@@ -68,7 +69,7 @@ Candidate winner() {
 
 const std::vector<Candidate>& wgmma_candidates() {
   static const std::vector<Candidate> list = {
-      candidate<G64>(), winner<G64Bc64Blocks2>(), candidate<G64Bc64>(), winner<WgmmaTiles>(),
+      candidate<G64>(), winner<G64Bc64Blocks2, V7Tiles64>(), candidate<G64Bc64>(), winner<WgmmaTiles, V7Tiles128>(),
   };
   return list;
 }

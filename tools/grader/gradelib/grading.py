@@ -626,11 +626,18 @@ class Grader:
                 failure.name, failure.log = name, self.rel(log)
                 cr.cases.append(failure)
                 continue
-            bad = [c for c in data.get("cases", []) if not c.get("passed")]
-            case = CaseResult("sanitize", name, PASSED if not bad else FAILED, res.seconds, log=self.rel(log))
+            cases = data.get("cases", [])
+            bad = [c for c in cases if not c.get("passed")]
+            # Passed only when the checker says so and judged at least one case: a report without
+            # cases (the runner could not run, or claimed there is no GPU) checked nothing.
+            passed = bool(cases) and not bad and data.get("verdict") == "passed"
+            case = CaseResult("sanitize", name, PASSED if passed else FAILED, res.seconds, log=self.rel(log))
             if bad:
                 case.summary = f"{bad[0].get('name')}: {bad[0].get('summary', '')}".splitlines()[0]
                 case.message = bad[0].get("summary", "")
+            elif not passed:
+                case.summary = self.redact(data.get("line", "") or "the checker judged no case under the sanitizer")
+                case.message = case.summary
             cr.cases.append(case)
             self.say(f"[{st.name}] {ch.name} {name}: {case.status}")
 

@@ -55,6 +55,10 @@ _MATH = re.compile(r"^(__)?(sqrt|exp|exp2|expm1|log|log2|log10|log1p|pow|fabs|fm
                    r"llround|trunc|frexp|ldexp|scalbn|tanh|sinh|cosh|erf|erfc|sin|cos|tan|asin|acos|atan|atan2|"
                    r"fma|copysign|nextafter|hypot|cbrt|rint|lrint|nearbyint|modf|fmod|remainder|isnan|isinf|"
                    r"finite|isfinite|signbit|fpclassify)[fl]?(_finite)?$")
+# Inside tut::, the runner's own side of the exchange with the checker (reading the request file,
+# writing the response): a student's file that called it could read both input sets or rewrite
+# its own outputs and graph counts. The harness's other helpers (errors, launch sizes) stay allowed.
+_TUT_REFUSED = re.compile(r"^tut::exercise::")
 # Inside std::, what no exercise needs: files, the file system, other processes.
 _STD_REFUSED = re.compile(r"fstream|filebuf|__basic_file|filesystem|std::system|std::getenv|std::experimental")
 # libgcc's helpers for arithmetic the hardware lacks (128-bit division, complex products, powi, ...).
@@ -73,6 +77,8 @@ def allowed_call(name: str) -> bool:
         return not _STD_REFUSED.search(name)
     if name in _ALLOWED_NAMES or _MATH.match(name) or _LIBGCC.match(name):
         return True
+    if _TUT_REFUSED.match(name):
+        return False
     return name.startswith(_ALLOWED_PREFIXES) and not _STD_REFUSED.search(name)
 
 
