@@ -112,8 +112,8 @@ std::vector<tut::Problem> SizeFlags::problems(bool sweep) const {
     shapes.push_back(one);
   } else if (sweep) {
     // The published lab's list around powers of two, D = 64, 4 x 16 heads, no mask.
-    for (std::int64_t s : tut::around_powers_of_two({6, 7, 8, 9, 10, 11, 12, 13})) {
-      shapes.push_back({4, 16, s, s, 64, false});
+    for (std::int64_t n : tut::around_powers_of_two({6, 7, 8, 9, 10, 11, 12, 13})) {
+      shapes.push_back({4, 16, n, n, 64, false});
     }
   } else {
     shapes = {{4, 16, 1024, 1024, 64, false}, {4, 16, 4096, 4096, 64, false}, {2, 16, 4096, 4096, 128, false},
