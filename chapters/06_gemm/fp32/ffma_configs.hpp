@@ -56,21 +56,7 @@ struct V08Tiles {
 namespace by_shape {
 /// v08's configuration (V08Tiles): 128 x 256 x 16, 256 threads of 16 x 8, one block per SM. Best
 /// when there are many tiles: the fewest loads and shared reads per FFMA.
-struct Large {
-  static constexpr int block_m = 128;           ///< block tile (128, 256): 8 warps
-  static constexpr int block_n = 256;           ///< (see block_m)
-  static constexpr int block_k = 16;            ///< k-slice 16
-  static constexpr int warp_m = 64;             ///< warp tile (64, 64)
-  static constexpr int warp_n = 64;             ///< (see warp_m)
-  static constexpr int thread_m = 16;           ///< thread tile (16, 8)
-  static constexpr int thread_n = 8;            ///< (see thread_m)
-  static constexpr int stages = 3;              ///< 3 k-slices in shared memory
-  static constexpr int min_blocks = 1;          ///< one block per SM
-  static constexpr int frag_buffers = 2;        ///< fragments double-buffered
-  static constexpr bool interior_copies = true; ///< interior k-slices copied without bounds checks
-  static constexpr bool interior_any_b = false; ///< (B is padded when unaligned)
-  static constexpr bool staged_stores = false;  ///< C stored from registers
-};
+struct Large : V08Tiles {};
 /// A quarter of Large's tile, for problems with fewer 128 x 256 tiles than SMs (1024^3: 32 tiles
 /// for 132 SMs): 64 x 128 x 16, 128 threads of 8 x 8, a 4-stage pipeline (three k-slices in
 /// flight), three blocks per SM promised (as 167 registers and 50 KiB of shared memory per block

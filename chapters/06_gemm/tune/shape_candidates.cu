@@ -18,21 +18,7 @@ namespace gemm::tune {
 namespace shape {
 /// v08's configuration (V08Tiles): 128 x 256 x 16, 256 threads of 16 x 8, one block per SM. Best
 /// when there are many tiles: the fewest loads and shared reads per FFMA. v09's Large.
-struct Large {
-  static constexpr int block_m = 128;           ///< block tile (128, 256): 8 warps
-  static constexpr int block_n = 256;           ///< (see block_m)
-  static constexpr int block_k = 16;            ///< k-slice 16
-  static constexpr int warp_m = 64;             ///< warp tile (64, 64)
-  static constexpr int warp_n = 64;             ///< (see warp_m)
-  static constexpr int thread_m = 16;           ///< thread tile (16, 8)
-  static constexpr int thread_n = 8;            ///< (see thread_m)
-  static constexpr int stages = 3;              ///< 3 k-slices in shared memory
-  static constexpr int min_blocks = 1;          ///< one block per SM
-  static constexpr int frag_buffers = 2;        ///< fragments double-buffered
-  static constexpr bool interior_copies = true; ///< interior k-slices copied without bounds checks
-  static constexpr bool interior_any_b = false; ///< unaligned B: guarded copies (or padded)
-  static constexpr bool staged_stores = false;  ///< C stored from registers
-};
+struct Large : V08Tiles {};
 /// Large turned on its side: 256 x 128 x 16, the same warps and threads. The same loads and
 /// shared reads per FFMA, but another tile count: 4095 x 4097 is 16 x 33 = 528 tiles of 256 x 128
 /// (four rounds of 132 SMs) and 32 x 17 = 544 of 128 x 256 (five).
