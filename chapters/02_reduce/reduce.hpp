@@ -43,6 +43,11 @@ class Workspace {
  public:
   /// Sized for any version and any operation on up to `n` elements.
   explicit Workspace(std::int64_t n);
+  /// Borrowed memory, e.g. from PyTorch's caching allocator (pytorch/tutorial_ops.cpp): `floats`
+  /// partials (16-byte aligned) and the finished-blocks counter, which must be zero (and which
+  /// every one-launch version leaves at zero). Enough for the versions that need no CUB storage
+  /// and no cuBLAS (v0-v7); the caller keeps the memory alive while the work is in flight.
+  Workspace(float* partials, std::size_t floats, unsigned int* blocks_done);
   ~Workspace();
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
@@ -51,9 +56,9 @@ class Workspace {
   /// exceeds capacity() (a version asking for more than workspace_floats() promised).
   float* partials(std::size_t count);
   /// Floats in the partials area.
-  std::size_t capacity() const { return partials_.size(); }
+  std::size_t capacity() const { return partials_count_; }
   /// The finished-blocks counter of the one-launch versions (zero between runs).
-  unsigned int* blocks_done() { return counter_.data(); }
+  unsigned int* blocks_done() { return counter_ptr_; }
   /// CUB's temporary storage: at least `bytes` (throws std::logic_error otherwise).
   void* cub_temp(std::size_t bytes);
   /// The cuBLAS handle (created on first use; the dot baseline only).
@@ -62,9 +67,12 @@ class Workspace {
   void poison_partials(cudaStream_t stream = nullptr);
 
  private:
-  tut::DeviceBuffer<float> partials_;
-  tut::DeviceBuffer<unsigned int> counter_;
-  tut::DeviceBuffer<unsigned char> cub_temp_;
+  tut::DeviceBuffer<float> partials_;         // empty when borrowed
+  tut::DeviceBuffer<unsigned int> counter_;    // empty when borrowed
+  tut::DeviceBuffer<unsigned char> cub_temp_;  // empty when borrowed
+  float* partials_ptr_ = nullptr;              // owned or borrowed
+  std::size_t partials_count_ = 0;
+  unsigned int* counter_ptr_ = nullptr;
   cublasContext* cublas_ = nullptr;
 };
 

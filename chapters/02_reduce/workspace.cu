@@ -29,8 +29,20 @@ std::size_t workspace_floats(std::int64_t n) {
 }
 
 Workspace::Workspace(std::int64_t n)
-    : partials_(workspace_floats(n)), counter_(1), cub_temp_(std::max<std::size_t>(cub_temp_bytes(n), 16)) {
+    : partials_(workspace_floats(n)),
+      counter_(1),
+      cub_temp_(std::max<std::size_t>(cub_temp_bytes(n), 16)),
+      partials_ptr_(partials_.data()),
+      partials_count_(partials_.size()),
+      counter_ptr_(counter_.data()) {
   CUDA_CHECK(cudaMemset(counter_.data(), 0, sizeof(unsigned int)));
+}
+
+Workspace::Workspace(float* partials, std::size_t floats, unsigned int* blocks_done)
+    : partials_ptr_(partials), partials_count_(floats), counter_ptr_(blocks_done) {
+  if (partials == nullptr || blocks_done == nullptr || reinterpret_cast<std::uintptr_t>(partials) % 16 != 0) {
+    throw std::invalid_argument("reduce::Workspace: borrowed memory must be non-null and 16-byte aligned");
+  }
 }
 
 Workspace::~Workspace() {
@@ -38,11 +50,11 @@ Workspace::~Workspace() {
 }
 
 float* Workspace::partials(std::size_t count) {
-  if (count > partials_.size()) {
+  if (count > partials_count_) {
     throw std::logic_error("reduce::Workspace: a version needs " + std::to_string(count) + " partials, only " +
-                           std::to_string(partials_.size()) + " were allocated");
+                           std::to_string(partials_count_) + " were allocated");
   }
-  return partials_.data();
+  return partials_ptr_;
 }
 
 void* Workspace::cub_temp(std::size_t bytes) {
@@ -58,7 +70,9 @@ cublasContext* Workspace::cublas() {
   return cublas_;
 }
 
-void Workspace::poison_partials(cudaStream_t stream) { partials_.poison(stream); }
+void Workspace::poison_partials(cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(partials_ptr_, 0xff, partials_count_ * sizeof(float), stream));  // all-ones: NaN
+}
 
 unsigned operation_bit(Operation op) {
   switch (op) {
