@@ -107,6 +107,9 @@ function(tutorial_add_chapter)
     target_link_libraries(check_${CH_NAME} PRIVATE ${CH_NAME}_reference tutorial_exercise_checker)
     tutorial_set_warnings(check_${CH_NAME})
     set_property(GLOBAL APPEND PROPERTY TUTORIAL_EXERCISE_CHAPTERS ${CH_NAME})
+    # "name|chapter folder|student's file|solution": pytorch/ builds them into torch operators.
+    set_property(GLOBAL APPEND PROPERTY TUTORIAL_EXERCISE_SOURCES
+                 "${CH_NAME}|${CMAKE_CURRENT_SOURCE_DIR}|${exercise_src}|${solution_src}")
 
     # The checker lists its cases anywhere (no GPU needed).
     add_test(NAME ${CH_NAME}_exercise_lists_its_cases COMMAND check_${CH_NAME} --list)

@@ -1,54 +1,23 @@
-// The tutorial's kernels as PyTorch operators (torch.ops.tutorial.*), first part: one fast,
-// general version of each of chapters 01-05 (named at each operator; a chapter's fastest version
-// can depend on the shape and the GPU, see its table). Each operator checks its inputs (a CUDA device, float32,
-// contiguous, matching shapes) and raises a Python RuntimeError with the reason otherwise; it runs
-// on torch's current CUDA stream, on the inputs' device. A Meta implementation gives the output's
-// shape without running anything, which torch.compile and torch.library.opcheck need.
-#include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <torch/library.h>
-
+// The tutorial's kernels as PyTorch operators (torch.ops.tutorial.*), chapters 01-05: one fast,
+// general version of each (named at each operator; a chapter's fastest version can depend on the
+// shape and the GPU, see its table). Chapters 06-08 are in matrix_ops.cpp, the exercises in
+// exercise_ops.cpp. Each operator checks its inputs (a CUDA device, float32, contiguous, matching
+// shapes) and raises a Python RuntimeError with the reason otherwise; it runs on torch's current
+// CUDA stream, on the inputs' device. A Meta implementation gives the output's shape without
+// running anything, which torch.compile and torch.library.opcheck need.
 #include <cstdint>
 #include <string>
 
 #include "elementwise.hpp"
 #include "gemv.hpp"
+#include "op_support.hpp"
 #include "reduce.hpp"
 #include "softmax.hpp"
 #include "transpose.hpp"
 
 namespace {
 
-/// Throws a RuntimeError (c10::Error) with `message` unless `ok`. The messages are built as
-/// strings first: in this build (torch 2.11, g++ 13) TORCH_CHECK with integer or shape arguments
-/// in the message crashed the process instead of raising.
-void require(bool ok, const std::string& message) { TORCH_CHECK(ok, message); }
-
-/// A CUDA float32 contiguous tensor, or a RuntimeError naming the operator and the argument.
-void check_input(const at::Tensor& t, const char* op, const char* name) {
-  const std::string who = std::string(op) + ": " + name;
-  require(t.is_cuda(), who + " must be a CUDA tensor, got one on " + t.device().str() + " (use .cuda())");
-  require(t.scalar_type() == at::kFloat, who + " must be float32, got " + c10::toString(t.scalar_type()));
-  require(t.is_contiguous(), who + " must be contiguous (use .contiguous())");
-}
-
-/// Both on the same device, or a RuntimeError.
-void check_same_device(const at::Tensor& a, const at::Tensor& b, const char* op) {
-  require(a.device() == b.device(), std::string(op) + ": the inputs are on different devices (" + a.device().str() +
-                                        " and " + b.device().str() + ")");
-}
-
-/// "[4, 5]": a tensor's shape for an error message.
-std::string shape_of(const at::Tensor& t) {
-  std::string text = "[";
-  for (std::int64_t d = 0; d < t.dim(); ++d) text += (d ? ", " : "") + std::to_string(t.size(d));
-  return text + "]";
-}
-
-/// The stream torch runs on for the current device (set by the caller's CUDAGuard).
-cudaStream_t current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
+using namespace tut_torch;
 
 // ------------------------------------------------------------------------------------------
 // CUDA implementations
@@ -63,6 +32,7 @@ at::Tensor add_cuda(const at::Tensor& a, const at::Tensor& b) {
           "tutorial::add: a and b must have the same shape, got " + shape_of(a) + " and " + shape_of(b));
   const c10::cuda::CUDAGuard guard(a.device());
   at::Tensor out = at::empty_like(a);
+  note_version("tutorial::add", "v5_float4_full_grid");
   if (a.numel() > 0) {
     elementwise::launch_add_v5_float4_full_grid(a.data_ptr<float>(), b.data_ptr<float>(), out.data_ptr<float>(),
                                                 a.numel(), current_stream());
@@ -75,6 +45,7 @@ at::Tensor relu_cuda(const at::Tensor& x) {
   check_input(x, "tutorial::relu", "x");
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor y = at::empty_like(x);
+  note_version("tutorial::relu", "v5_float4_full_grid (relu)");
   if (x.numel() > 0) elementwise::launch_relu(x.data_ptr<float>(), y.data_ptr<float>(), x.numel(), current_stream());
   return y;
 }
@@ -91,10 +62,15 @@ at::Tensor reduce_cuda(reduce::Operation op, const at::Tensor& x, const at::Tens
   require(op != reduce::Operation::max || x.numel() > 0, std::string(name) + ": the max of an empty tensor is undefined");
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor out = at::empty({}, x.options());
-  reduce::Workspace workspace(x.numel());  // the partials of the one-pass kernel (cudaMalloc: not free)
-  // The workspace clears its counter with cudaMemset on the legacy default stream, which torch's
-  // side streams (non-blocking) do not wait for: wait for it here, before the kernel reads it.
-  C10_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  // The one-pass kernel's partials and its finished-blocks counter, from torch's allocator on this
+  // stream (no cudaMalloc, no synchronization): the partials, then 4 floats whose first holds the
+  // counter, which must start at zero (the kernel's last block leaves it at zero again).
+  const auto floats = static_cast<std::int64_t>(reduce::workspace_floats(x.numel()));
+  at::Tensor scratch = at::empty({floats + 4}, x.options());
+  auto* blocks_done = reinterpret_cast<unsigned int*>(scratch.data_ptr<float>() + floats);
+  C10_CUDA_CHECK(cudaMemsetAsync(blocks_done, 0, sizeof(unsigned int), current_stream()));
+  reduce::Workspace workspace(scratch.data_ptr<float>(), static_cast<std::size_t>(floats), blocks_done);
+  note_version(name, "v7_one_pass");
   reduce::launch_reduce_v7_one_pass(op, x.data_ptr<float>(), y != nullptr ? y->data_ptr<float>() : nullptr,
                                     out.data_ptr<float>(), x.numel(), workspace, current_stream());
   return out;
@@ -106,6 +82,7 @@ at::Tensor dot_cuda(const at::Tensor& x, const at::Tensor& y) {
   return reduce_cuda(reduce::Operation::dot, x, &y, "tutorial::dot");
 }
 
+// [softmax_op]
 /// Softmax over the last dimension (chapter 03: v7_cluster_rows on sm_90, v6_float4 elsewhere).
 at::Tensor softmax_cuda(const at::Tensor& x) {
   check_input(x, "tutorial::softmax", "x");
@@ -114,13 +91,16 @@ at::Tensor softmax_cuda(const at::Tensor& x) {
   at::Tensor y = at::empty_like(x);
   if (x.numel() == 0) return y;
   const std::int64_t cols = x.size(-1), rows = x.numel() / cols;
-  if (softmax::v7_unsupported(rows, cols).empty()) {
+  const bool v7 = softmax::v7_unsupported(rows, cols).empty();
+  note_version("tutorial::softmax", v7 ? "v7_cluster_rows" : "v6_float4");
+  if (v7) {
     softmax::launch_softmax_v7_cluster_rows(x.data_ptr<float>(), y.data_ptr<float>(), rows, cols, current_stream());
   } else {
     softmax::launch_softmax_v6_float4(x.data_ptr<float>(), y.data_ptr<float>(), rows, cols, current_stream());
   }
   return y;
 }
+// [softmax_op]
 
 /// y = A x for a row-major M x K matrix A and a K-vector x (chapter 04, v4_float4_ilp).
 at::Tensor gemv_cuda(const at::Tensor& A, const at::Tensor& x) {
@@ -133,6 +113,7 @@ at::Tensor gemv_cuda(const at::Tensor& A, const at::Tensor& x) {
   at::Tensor y = at::empty({A.size(0)}, A.options());
   if (A.size(0) == 0) return y;
   if (A.size(1) == 0) return y.zero_();
+  note_version("tutorial::gemv", "v4_float4_ilp");
   gemv::launch_gemv_v4_float4_ilp(A.data_ptr<float>(), x.data_ptr<float>(), y.data_ptr<float>(), A.size(0),
                                   A.size(1), current_stream());
   return y;
@@ -144,6 +125,7 @@ at::Tensor transpose_cuda(const at::Tensor& A) {
   require(A.dim() == 2, "tutorial::transpose: A must be a matrix, got the shape " + shape_of(A));
   const c10::cuda::CUDAGuard guard(A.device());
   at::Tensor B = at::empty({A.size(1), A.size(0)}, A.options());
+  note_version("tutorial::transpose", "v09_tuned_tiles");
   if (A.numel() > 0) {
     transpose::launch_transpose_v09_tuned_tiles(A.data_ptr<float>(), B.data_ptr<float>(), A.size(0), A.size(1),
                                                 current_stream());
@@ -173,13 +155,9 @@ at::Tensor transpose_meta(const at::Tensor& A) {
   return at::empty({A.size(1), A.size(0)}, A.options());
 }
 
-/// The CPU "implementation": a clear error instead of the dispatcher's "could not run".
-[[noreturn]] void cpu_refused(const char* op) {
-  C10_THROW_ERROR(Error, std::string(op) + " runs on CUDA tensors only, got CPU tensors (use .cuda())");
-}
-
 }  // namespace
 
+// [registration]
 TORCH_LIBRARY(tutorial, m) {
   m.def("add(Tensor a, Tensor b) -> Tensor");
   m.def("relu(Tensor x) -> Tensor");
@@ -189,6 +167,8 @@ TORCH_LIBRARY(tutorial, m) {
   m.def("softmax(Tensor x) -> Tensor");
   m.def("gemv(Tensor A, Tensor x) -> Tensor");
   m.def("transpose(Tensor A) -> Tensor");
+  // Which of its chapter's versions an operator ran last ("" before its first call).
+  m.def("last_version(str op) -> str", [](const std::string& op) { return last_version(op); });
 }
 
 TORCH_LIBRARY_IMPL(tutorial, CUDA, m) {
@@ -212,6 +192,7 @@ TORCH_LIBRARY_IMPL(tutorial, Meta, m) {
   m.impl("gemv", &gemv_meta);
   m.impl("transpose", &transpose_meta);
 }
+// [registration]
 
 TORCH_LIBRARY_IMPL(tutorial, CPU, m) {
   m.impl("add", [](const at::Tensor&, const at::Tensor&) -> at::Tensor { cpu_refused("tutorial::add"); });
