@@ -16,7 +16,8 @@
 #    run's wall clock (a student's default run must stay under 30 s on an H100), plus the extra
 #    runs some chapter pages show (reduce on positive data: reduce_positive.json; PyTorch's
 #    attention backends and conv2d: attention_torch.json and conv2d_torch.json, from
-#    tools/torch_sdpa_baseline.py and tools/torch_conv2d_baseline.py);
+#    tools/torch_sdpa_baseline.py and tools/torch_conv2d_baseline.py; the tutorial's operators
+#    against torch's: pytorch_ops.json, from pytorch/benchmark.py, where they were built);
 # 5. writes OUTDIR/summary.md, OUTDIR/logs/, OUTDIR/results/<chapter>.json. With --pack, logs/
 #    and results/ become OUTDIR/logs.tar.gz and OUTDIR/results.tar.gz (few files to fetch).
 #
@@ -229,6 +230,12 @@ if [[ " ${chapters[*]} " == *" conv2d "* ]]; then
   PYTHONUNBUFFERED=1 timeout 300 python3 "$root/tools/torch_conv2d_baseline.py" --json "$out/results/conv2d_torch.json" \
     >"$out/logs/torch_conv2d.log" 2>&1
   say "- PyTorch conv2d baseline: exit $? (results/conv2d_torch.json)"
+fi
+# The tutorial's operators against torch's, one process (pytorch/benchmark.py), where they were built.
+if [ -z "$only" ] && [ -f "$build/lib/libtutorial_torch.so" ]; then
+  TUTORIAL_TORCH_LIB="$build/lib/libtutorial_torch.so" PYTHONPATH="$root/pytorch" PYTHONUNBUFFERED=1 timeout 300 \
+    python3 "$root/pytorch/benchmark.py" --json "$out/results/pytorch_ops.json" >"$out/logs/pytorch_ops.log" 2>&1
+  say "- tutorial operators against torch: exit $? (results/pytorch_ops.json)"
 fi
 lap run
 fi

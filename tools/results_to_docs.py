@@ -166,7 +166,7 @@ class Writer:
     def remove_stale(self):
         for f in self.out.iterdir():
             generated = f.suffix in (".md", ".svg", ".png") and (f.name.startswith(("results_", "sweep_")) or f.name in (
-                "learning_path.md", "guides_list.md", "profiling_chapters.md"))
+                "learning_path.md", "guides_list.md", "profiling_chapters.md", "pytorch_ops.md"))
             if generated and f.name not in self.written:
                 f.unlink()
 
@@ -493,7 +493,7 @@ def learning_path(rows, files):
     return "\n".join(lines) + "\n"
 
 
-GUIDE_ORDER = ["methodology", "profiling", "grading", "figures"]
+GUIDE_ORDER = ["methodology", "profiling", "pytorch", "grading", "figures"]
 
 
 def guides_list(guides_dir, figures_md):
@@ -511,6 +511,42 @@ def guides_list(guides_dir, figures_md):
     lines = [f'- \\subpage {anchor} "{esc(title)}"' for title, anchor in pages]
     if not any("grad" in anchor for _, anchor in pages):  # the instructors' page, once it exists
         lines.append("- Grading (for instructors): <em>not yet written</em>.")
+    return "\n".join(lines) + "\n"
+
+
+PYTORCH_COMMAND = "PYTHONPATH=pytorch python3 pytorch/benchmark.py --json docs/results/pytorch_ops.json"
+
+
+def pytorch_ops_table(results_dir):
+    """The table of docs/guides/pytorch.md: each tutorial operator beside the torch operator, from
+    pytorch/benchmark.py's one process (docs/results/pytorch_ops.json)."""
+    path = pathlib.Path(results_dir) / "pytorch_ops.json"
+    if not path.exists():
+        return div(f"Not measured yet: on a GPU machine whose python3 imports torch, build the operators and run "
+                   f"`{PYTORCH_COMMAND}`.") + "\n"
+    data, why = load_report(path)
+    if data is None:
+        warn(f"{path}: {why}")
+        return div(f"`docs/results/{path.name}` could not be read: {esc(why)}.", "tut-warning") + "\n"
+    if data.get("skipped"):
+        return div(f"The last run measured nothing: {esc(data['skipped'])}.", "tut-warning") + "\n"
+    torch_version = f" PyTorch {code(data['torch'])}." if data.get("torch") else ""
+    lines = [device_line(data, f"docs/results/{path.name}") + torch_version, "",
+             "| problem | tutorial operator (the chapter's version it ran) | median ms | torch operator | median ms "
+             "| torch time / ours | ours vs torch (normwise) | correct |",
+             "|---|---|---:|---|---:|---:|---:|---|"]
+    for p in data["problems"]:
+        rows = p.get("results", [])
+        ours = next((r for r in rows if r.get("kind") == "ours"), None)
+        theirs = next((r for r in rows if r.get("kind") != "ours"), None)
+        if ours is None or theirs is None:
+            continue
+        ratio = (theirs["median_ms"] / ours["median_ms"]
+                 if is_num(ours.get("median_ms")) and is_num(theirs.get("median_ms")) and ours["median_ms"] > 0
+                 else None)
+        lines.append(f"| {esc(p.get('label', '?'))} | {code(ours.get('version', '?'))} | {sig(ours.get('median_ms'))} | "
+                     f"{code(theirs.get('version', '?'))} | {sig(theirs.get('median_ms'))} | {fixed(ratio, 2)} | "
+                     f"{rel_error(ours)} | {row_status(ours)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -783,6 +819,7 @@ def main():
     writer.text("learning_path.md", learning_path(rows, files))
     writer.text("guides_list.md", guides_list(guides_dir, results_dir.parent / "figures" / "figures.md"))
     writer.text("profiling_chapters.md", profiling_chapters(rows, files))
+    writer.text("pytorch_ops.md", pytorch_ops_table(results_dir))
     writer.remove_stale()
     made = sum(1 for n in writer.written if n.endswith(".png"))
     print(f"results_to_docs.py: {len(chapters)} chapter(s), {sum(1 for f in files.values() if f['main'])} with "
