@@ -151,6 +151,15 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, int x0, int x1
                "r"(x0), "r"(x1), "r"(shared_u32(src))
                : "memory");
 }
+/// Adds `src` (shared memory, fp32) to the box at (x0, x1) of `map` in global memory: the TMA
+/// unit reads, adds and writes each element atomically (split-K's reduction; the parts of the box
+/// outside the matrix are left alone). Completion is tracked by bulk groups, as tma_store().
+__device__ __forceinline__ void tma_reduce_add(const CUtensorMap* map, int x0, int x1, const void* src) {
+  asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(x0), "r"(x1), "r"(shared_u32(src))
+               : "memory");
+}
 /// Closes the group of bulk stores this thread issued since the last commit.
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 /// Waits until at most N of this thread's bulk groups still read their shared-memory source.

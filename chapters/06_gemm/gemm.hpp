@@ -226,7 +226,7 @@ void launch_gemm_v11_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
-/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v17_cluster_multicast.cu)
+/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v19_split_k.cu)
 /// @{
 void launch_gemm_v12_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
@@ -243,6 +243,17 @@ void launch_gemm_v16_tma_store(std::int64_t m, std::int64_t n, std::int64_t k, f
 void launch_gemm_v17_cluster_multicast(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                        const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                        cudaStream_t stream);
+void launch_gemm_v18_tile_by_waves(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                   const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
+                                   cudaStream_t stream);
+/// v18's choice on a GPU of `sms` SMs: true where 128 x 128 tiles would end sooner than 128 x 256
+/// ones (their waves, at two thirds of a large tile's time each, against the large tile's waves).
+bool v18_takes_half_tiles(std::int64_t m, std::int64_t n, int sms);
+void launch_gemm_v19_split_k(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                             const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
+/// v19's choice on a GPU of `sms` SMs: how many blocks share each 128 x 128 tile's k-slices (1:
+/// none, v18 runs).
+int v19_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms);
 /// @}
 
 /// @name cuBLAS baselines (cublas_baselines.cpp): the same problem, row-major via C^T = B^T A^T

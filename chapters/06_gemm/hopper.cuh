@@ -61,6 +61,7 @@ using tut::sm90::setmaxnreg_inc;
 using tut::sm90::smem_desc;
 using tut::sm90::tma_load;
 using tut::sm90::tma_load_multicast;
+using tut::sm90::tma_reduce_add;
 using tut::sm90::tma_store;
 using tut::sm90::wgmma_commit;
 using tut::sm90::wgmma_fence;

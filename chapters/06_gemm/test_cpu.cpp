@@ -305,7 +305,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 18);
+  REQUIRE(ladder == 20);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -390,6 +390,28 @@ TEST_CASE("v09's choice at the table's shapes on an H100 (132 SMs)", "[gemm][reg
   REQUIRE(choose_config(1, 1, 132) == ShapeConfig::small);
 }
 
+TEST_CASE("v18's choice at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
+  REQUIRE(v18_takes_half_tiles(1024, 1024, 132));        // 32 large tiles or 64 half: one wave either way
+  REQUIRE_FALSE(v18_takes_half_tiles(2048, 2048, 132));  // 1 wave of large tiles or 2 of half ones
+  REQUIRE_FALSE(v18_takes_half_tiles(4096, 4096, 132));  // 4 or 8
+  REQUIRE_FALSE(v18_takes_half_tiles(8192, 8192, 132));  // 16 or 32
+  REQUIRE_FALSE(v18_takes_half_tiles(4095, 4097, 132));  // 5 or 9 (9 x 2/3 = 6 > 5)
+  REQUIRE(v18_takes_half_tiles(1, 1, 132));
+  REQUIRE(v18_takes_half_tiles(512, 512, 132));
+  REQUIRE_FALSE(v18_takes_half_tiles(1024, 1024, 32));   // a GPU of 32 SMs: 1 wave of large, 2 of half
+}
+
+TEST_CASE("v19's splits at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
+  REQUIRE(v19_splits(1024, 1024, 4096, 132) == 2);  // 64 half tiles, 64 k-slices: 128 blocks of 32
+  REQUIRE(v19_splits(1024, 1024, 1024, 132) == 1);  // 16 k-slices: two shares of 8 would not pay
+  REQUIRE(v19_splits(512, 512, 4096, 132) == 4);    // 16 tiles: at most 4 shares
+  REQUIRE(v19_splits(512, 512, 512, 132) == 1);
+  REQUIRE(v19_splits(2048, 2048, 2048, 132) == 1);  // 256 half tiles: the SMs are busy
+  REQUIRE(v19_splits(4095, 4097, 1023, 132) == 1);
+  REQUIRE(v19_splits(8192, 8192, 8192, 132) == 1);
+  REQUIRE(v19_splits(1, 1, 1 << 20, 132) == 4);
+}
+
 TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
   REQUIRE(gemm_flops({4095, 4097, 1023}) == 2.0 * 4095.0 * 4097.0 * 1023.0);
   const dim3 g = tile_grid(129, 257, 128, 128);
@@ -453,7 +475,7 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v10_wmma_tf32",         "v11_mma_bf16",       "v09_by_shape",
                                       "v12_tma_wgmma",        "v13_two_warpgroups", "v14_warp_specialized",
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
-                                      "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v18_tile_by_waves",    "v19_split_k",          "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -482,7 +504,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   // ptxas says so in advisories: C7517 (a warpgroup.wait it had to insert, because registers a
   // wgmma writes are touched while it runs), C7510 (wgmma serialized), C7508 (setmaxnreg ignored).
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
-                           "v16_tma_store", "v17_cluster_multicast"}) {
+                           "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -537,9 +559,9 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "fma.rn.f32"));
     REQUIRE_FALSE(has(p, "mma."));
   }
-  SECTION("v12-v17: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
+  SECTION("v12-v18: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
-                             "v16_tma_store", "v17_cluster_multicast"}) {
+                             "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -574,6 +596,16 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(v17, "barrier.cluster.arrive"));
     for (const char* stem : {"v15_persistent", "v16_tma_store"}) REQUIRE_FALSE(has(ptx(stem), ".multicast::cluster"));
     REQUIRE_FALSE(has(ptx("v15_persistent"), "cp.async.bulk.tensor.2d.global.shared::cta"));
+    // v18: v16's kernel twice, with 128 x 256 and with 128 x 128 tiles (m64n256k16 and m64n128k16).
+    const std::string v18 = ptx("v18_tile_by_waves");
+    REQUIRE(has(v18, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+    REQUIRE(has(v18, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+    REQUIRE(has(v18, "cp.async.bulk.tensor.2d.global.shared::cta"));
+    // v19: the TMA reduce-add of split-K (and v18's kernels for the problems it does not split).
+    const std::string v19 = ptx("v19_split_k");
+    REQUIRE(has(v19, "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"));
+    REQUIRE(has(v19, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+    REQUIRE_FALSE(has(v18, "cp.reduce.async.bulk"));
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {

@@ -18,6 +18,7 @@ namespace gemm {
 /// acc + beta * C into it in the 128-byte-swizzled order the tensor map expects, fence the
 /// writes for the async proxy, and let one thread issue the TMA store. The store clips what lies
 /// outside C and runs on while the warpgroup moves on; `boxes` counts the boxes stored so far (which buffer).
+/// With kSplitK (v19) the box holds alpha * acc only and the TMA unit adds it to C.
 /// The swizzle spreads a warp's float2 writes over all 32 banks, yet ncu counts about 0.7
 /// million bank conflicts per 4096^3 run, probably because a 64-bit store is served per
 /// half-warp, whose 16 lanes (4 rows) reach only 4 of the 8 bank groups.
@@ -45,7 +46,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[Cfg::kMmas][Cf
           const int j = q * (Cfg::kEpiBoxCols / 8) + jj;  // 8-column group of the accumulators
           float v0 = alpha * acc[i][4 * j + 2 * h], v1 = alpha * acc[i][4 * j + 2 * h + 1];
           const int grow = row0 + 64 * i + r, gcol = col0 + q * Cfg::kEpiBoxCols + 8 * jj + 2 * tq;
-          if (beta != 0.0f && grow < m) {  // C is read only when beta != 0, and only inside C
+          if (!Cfg::kSplitK && beta != 0.0f && grow < m) {  // C is read only when beta != 0, and only inside C
             const float* old = c + static_cast<std::int64_t>(grow) * n + gcol;
             if (gcol < n) v0 = fmaf(alpha, acc[i][4 * j + 2 * h], beta * old[0]);
             if (gcol + 1 < n) v1 = fmaf(alpha, acc[i][4 * j + 2 * h + 1], beta * old[1]);
@@ -59,7 +60,11 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[Cfg::kMmas][Cf
       fence_proxy_async();                    // this thread's writes, visible to the TMA unit ...
       named_barrier_sync(1 + consumer, 128);  // ... everyone's
       if (leader) {
-        tma_store(map_c, col0 + q * Cfg::kEpiBoxCols, row0 + 64 * i, box);
+        if constexpr (Cfg::kSplitK) {  // v19: add this block's part; C already holds beta * C
+          tma_reduce_add(map_c, col0 + q * Cfg::kEpiBoxCols, row0 + 64 * i, box);
+        } else {
+          tma_store(map_c, col0 + q * Cfg::kEpiBoxCols, row0 + 64 * i, box);
+        }
         bulk_commit();
       }
     }

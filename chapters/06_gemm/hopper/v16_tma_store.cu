@@ -5,17 +5,8 @@
 
 namespace gemm {
 
-/// v16's configuration: v15's, with the TMA-store epilogue (4 stages of 48 KiB plus 32 KiB of
-/// staging boxes: 224 KiB of shared memory).
-// [config]
-struct V16Tiles {
-  static constexpr int block_m = 128;      ///< block tile (128, 256), as v15
-  static constexpr int block_n = 256;      ///< (see block_m)
-  static constexpr int stages = 4;         ///< 4 stages of 48 KiB in the ring
-  static constexpr int cluster_m = 1;      ///< no cluster
-  static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores (v15: false)
-};
-// [config]
+// v16's configuration is V16Tiles in warp_specialized_kernel.cuh (v18 runs it too): v15's, with
+// the TMA-store epilogue.
 
 /// @brief v16: an epilogue through shared memory and TMA stores.
 ///
@@ -46,9 +37,11 @@ struct V16Tiles {
 /// TFLOP/s, v15 520.2: +8%), 0.985 at 8192^3 (754.9 TFLOP/s, v15 749.2: +1%). ncu (an earlier
 /// run): tensor pipe active 90.6% at 4096^3 (v15 85.7%; cuBLAS 91.2%), 96.0% at 8192^3 (cuBLAS
 /// 95.1%), and under ncu's fixed clocks v16 takes 1.53 ms at 8192^3, cuBLAS 1.56 ms.
+// [launch]
 void launch_gemm_v16_tma_store(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   launch_warp_specialized<WsConfig<V16Tiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
 }
+// [launch]
 
 }  // namespace gemm

@@ -13,6 +13,7 @@ struct V17Tiles {
   static constexpr int stages = 4;         ///< 4 stages of 48 KiB in the ring
   static constexpr int cluster_m = 2;      ///< clusters of two CTAs along M sharing B (v16: 1)
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores
+  static constexpr bool split_k = false;   ///< one cluster per pair of tiles, all of their k-slices
 };
 // [config]
 

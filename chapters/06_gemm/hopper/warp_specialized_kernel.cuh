@@ -26,6 +26,7 @@ namespace gemm {
 ///     static constexpr int stages;            // k-slices in the ring
 ///     static constexpr int cluster_m;         // CTAs per cluster along M (1: none; 2: the pair shares B, v17)
 ///     static constexpr bool tma_store;        // epilogue registers -> shared memory -> TMA store (v16)
+///     static constexpr bool split_k;          // blocks split a tile's k-slices; TMA reduce-adds into C (v19)
 ///
 /// The kernel reads the short names below and what follows from them.
 template <class Tiles>
@@ -35,6 +36,7 @@ struct WsConfig {
   static constexpr int kStages = Tiles::stages;         ///< k-slices resident in shared memory
   static constexpr int kClusterM = Tiles::cluster_m;    ///< CTAs per cluster (along M), sharing B
   static constexpr bool kTmaStore = Tiles::tma_store;   ///< epilogue through shared memory and TMA stores
+  static constexpr bool kSplitK = Tiles::split_k;       ///< a tile's k-slices split over blocks (v19)
   static constexpr int kConsumers = 2;                  ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (1 + kConsumers);  ///< threads per block
   static constexpr int kRowsPerGroup = BM / kConsumers;    ///< rows of the tile per consumer
@@ -57,6 +59,7 @@ struct WsConfig {
   static_assert(kClusterM == 1 || kClusterM == 2, "v14: clusters of one or two CTAs");
   static_assert(kBBoxes % kClusterM == 0, "v14: the CTAs of a cluster split B's boxes evenly");
   static_assert(kStages >= 2, "v14: a ring needs at least two stages");
+  static_assert(!kSplitK || (kTmaStore && kClusterM == 1), "v19: split-K adds its partial tiles through TMA");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "v14: the SM has 64K registers");
   static_assert(kSmemBytes <= 227 * 1024, "v14: more shared memory than a Hopper block may have");
 };
@@ -77,12 +80,15 @@ struct WsConfig {
 /// same B tile; each CTA loads half of it with TMA multicast into both CTAs' shared memory. A
 /// stage may only be refilled when the consumers of both CTAs have released it, so every
 /// consumer warp arrives on the empty barrier of both CTAs. kTmaStore: see store_tile_tma().
+///
+/// kSplitK (v19): a unit is a tile and one of `splits` ranges of its k-slices; each block adds
+/// alpha times its partial product to C through TMA reduce-adds (C holds beta * C already).
 // [kernel]
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     gemm_v14_warp_specialized(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                               const __grid_constant__ CUtensorMap map_c, int m, int n, int k, float alpha,
-                              float beta, float* __restrict__ c, int tma_store_c) {
+                              float beta, float* __restrict__ c, int tma_store_c, int splits) {
 #if GEMM_SM90A
   using namespace sm90;
   constexpr int BM = Cfg::BM, BN = Cfg::BN, S = Cfg::kStages, CM = Cfg::kClusterM;
@@ -100,15 +106,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // [tile_loop]
   const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
   const int units_m = (tiles_m + CM - 1) / CM;
-  const int units = units_m * tiles_n;
+  const int ksplits = Cfg::kSplitK ? splits : 1;  // a compile-time 1 unless split-K (v19)
+  const int units = units_m * tiles_n * ksplits;
   const int first_unit = static_cast<int>(blockIdx.x) / CM, unit_stride = static_cast<int>(gridDim.x) / CM;
   const auto unit_origin = [&](int unit, int& row0, int& col0) {
-    const TileIndex u = grouped_tile(unit, units_m, tiles_n, kGroupM / CM);
+    const TileIndex u = grouped_tile(unit / ksplits, units_m, tiles_n, kGroupM / CM);
     row0 = (u.row * CM + static_cast<int>(rank)) * BM;
     col0 = u.col * BN;
   };
 // [tile_loop]
   const int tiles_k = (k + kBK - 1) / kBK;
+  // The unit's k-slices [t0, t1): all of them, or (v19) its share of the tile's.
+// [split_range]
+  const auto slice_range = [&](int unit, int& t0, int& t1) {
+    const int part = unit % ksplits;
+    t0 = static_cast<int>(static_cast<long long>(part) * tiles_k / ksplits);
+    t1 = static_cast<int>(static_cast<long long>(part + 1) * tiles_k / ksplits);
+  };
+// [split_range]
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
@@ -130,9 +145,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // [producer]
       std::uint32_t it = 0;  // slices issued so far, over all of this block's tiles
       for (int unit = first_unit; unit < units; unit += unit_stride) {
-        int row0, col0;
+        int row0, col0, t0, t1;
         unit_origin(unit, row0, col0);
-        for (int t = 0; t < tiles_k; ++t, ++it) {
+        slice_range(unit, t0, t1);
+        for (int t = t0; t < t1; ++t, ++it) {
           const int s = static_cast<int>(it % S);
           if (it >= S) mbar_wait(&empty[s], (it / S + 1) % 2);  // release number it / S - 1
           unsigned char* stage = smem + s * Cfg::kStageBytes;
@@ -181,24 +197,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     std::uint32_t it = 0;     // slices consumed so far, over all of this block's tiles
     std::uint32_t boxes = 0;  // epilogue boxes stored so far (kTmaStore)
     for (int unit = first_unit; unit < units; unit += unit_stride) {
-      int row0, col0;
+      int row0, col0, t0, t1;
       unit_origin(unit, row0, col0);
+      slice_range(unit, t0, t1);
 // [consumer]
-      for (int t = 0; t < tiles_k; ++t, ++it) {
+      for (int t = t0; t < t1; ++t, ++it) {
         const int s = static_cast<int>(it % S);
         mbar_wait(&full[s], (it / S) % 2);  // slice it has landed: fill number it / S of stage s
         const unsigned char* stage = smem + s * Cfg::kStageBytes;
         wgmma_fence();
 #pragma unroll
         for (int i = 0; i < Cfg::kMmas; ++i) {
-          wgmma_kslice<BN>(acc[i], stage + (a_row + 64 * i) * 128, stage + Cfg::kABytes, t == 0);
+          wgmma_kslice<BN>(acc[i], stage + (a_row + 64 * i) * 128, stage + Cfg::kABytes, t == t0);
         }
         wgmma_commit();
         wgmma_wait<1>();             // the previous slice's wgmma are done ...
-        if (t > 0) release(it - 1);  // ... so its stage may be refilled
+        if (t > t0) release(it - 1);  // ... so its stage may be refilled
       }
       wgmma_wait<0>();
-      release(it - 1);  // the tile's last slice (tiles_k >= 1: the launcher sends k = 0 elsewhere)
+      release(it - 1);  // the unit's last slice (t1 > t0: the launcher sends k = 0 elsewhere)
 // [consumer]
 #pragma unroll
       for (int i = 0; i < Cfg::kMmas; ++i) keep_in_registers(acc[i]);
@@ -224,14 +241,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 #else
   (void)map_a, (void)map_b, (void)map_c, (void)m, (void)n, (void)k, (void)alpha, (void)beta, (void)c;
-  (void)tma_store_c;
+  (void)tma_store_c, (void)splits;
   __trap();  // wgmma needs sm_90a; hopper_unavailable() keeps the runner from launching this
 #endif
 }
 // [kernel]
 
 /// The type of gemm_v14_warp_specialized<Cfg> (a pointer to it).
-using WsKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, float, float, float*, int);
+using WsKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, float, float, float*, int, int);
 
 /// The launch configuration of v14's kernel with Cfg: `clusters` clusters of Cfg::kClusterM CTAs
 /// (a cluster attribute only when kClusterM > 1, v17). It holds the attribute its config points to.
@@ -299,10 +316,13 @@ std::int64_t persistent_grid(std::int64_t units) {
 /// kClusterM tiles) with WsGrid::per_unit; with WsGrid::persistent as many as the GPU holds at
 /// once (one per SM), striding over the tiles. Operands whose rows are not 16-byte aligned are made TMA-ready
 /// first (sm90::tma_operands()); with kTmaStore, C is stored through TMA when its rows are
-/// 16-byte aligned (n % 4 == 0, aligned base), else straight from the registers.
+/// 16-byte aligned (n % 4 == 0, aligned base), else straight from the registers. With kSplitK
+/// (v19), `splits` blocks share each tile's k-slices and add into C, which the caller has set to
+/// beta * C; C's rows must then be 16-byte aligned, and splits at most the k-slices.
 template <class Cfg>
 void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
-                             const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, WsGrid grid) {
+                             const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, WsGrid grid,
+                             int splits = 1) {
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
   if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v11 does it
@@ -310,7 +330,10 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
     return;
   }
   const std::int64_t tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
-  const std::int64_t units = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM * tiles_n;
+  if (splits != 1 && !(Cfg::kSplitK && n % 4 == 0 && aligned16(c) && splits >= 1 && splits <= (k + sm90::kBK - 1) / sm90::kBK)) {
+    throw std::logic_error("gemm v19: split-K needs the TMA epilogue (aligned rows of C) and at most one split per k-slice");
+  }
+  const std::int64_t units = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM * tiles_n * splits;
   if (units * Cfg::kClusterM > INT_MAX) throw std::invalid_argument("gemm v14: too many block tiles for a 1-D grid");
   const WsKernel kernel = gemm_v14_warp_specialized<Cfg>;
   tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);
@@ -329,7 +352,8 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
 
   const WsLaunch<Cfg> launch(clusters, stream);
   int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, maps.a, maps.b, map_c, mi, ni, ki, alpha, beta, c, tma_store_c));
+  CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, maps.a, maps.b, map_c, mi, ni, ki, alpha, beta, c, tma_store_c,
+                                splits));
 }
 
 /// v14's configuration (and v15's: the same kernel; v15 changes only the grid): v13's tile (128 x 256, two consumer warpgroups of 64 x 256, 4 stages of
@@ -341,7 +365,34 @@ struct V14Tiles {
   static constexpr int stages = 4;          ///< 4 stages of 48 KiB in the ring
   static constexpr int cluster_m = 1;       ///< no cluster
   static constexpr bool tma_store = false;  ///< epilogue straight from the registers
+  static constexpr bool split_k = false;    ///< one block per tile, all of its k-slices
 };
 // [v14_config]
+
+/// v16's configuration (and v18's for problems that fill the SMs): v15's, with the TMA-store
+/// epilogue (4 stages of 48 KiB plus 32 KiB of staging boxes: 224 KiB of shared memory).
+// [v16_config]
+struct V16Tiles {
+  static constexpr int block_m = 128;      ///< block tile (128, 256), as v15
+  static constexpr int block_n = 256;      ///< (see block_m)
+  static constexpr int stages = 4;         ///< 4 stages of 48 KiB in the ring
+  static constexpr int cluster_m = 1;      ///< no cluster
+  static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores (v15: false)
+  static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
+};
+// [v16_config]
+
+/// v18's second configuration: v16's kernel with half its tile's columns. A stage is 32 KiB, so
+/// six fit beside the staging boxes (225 KiB of shared memory).
+// [v18_config]
+struct V18HalfTiles {
+  static constexpr int block_m = 128;      ///< block tile (128, 128): two consumers of 64 x 128
+  static constexpr int block_n = 128;      ///< (v16: 256)
+  static constexpr int stages = 6;         ///< 6 stages of 32 KiB in the ring (v16: 4 of 48 KiB)
+  static constexpr int cluster_m = 1;      ///< no cluster
+  static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores, as v16
+  static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
+};
+// [v18_config]
 
 }  // namespace gemm
