@@ -194,7 +194,7 @@ def run(args):
         rows[0]["error_vs_float64"], rows[1]["error_vs_float64"] = r["tutorial_error"], r["torch_error"]
         problem = {"label": f"GPT attention block: {r['shape']} (normwise error against float64: ours "
                             f"{r['tutorial_error']:.1e}, torch's {r['torch_error']:.1e})",
-                   "dtype": "bf16", "metric": "tflops",
+                   "dtype": "bf16", "metric": "tflops", "stages": r["stages"],
                    "library": rows[1]["version"], "results": rows}
         torch_bench.set_vs_library(problem)
         report["problems"].append(problem)

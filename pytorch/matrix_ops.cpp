@@ -59,7 +59,7 @@ void check_gemm(const at::Tensor& A, const at::Tensor& B, const std::optional<at
 }
 
 /// alpha * A B + beta * C in float32 (C is not modified; with beta = 0 it is not read): chapter
-/// 06's v09_by_shape for float32 inputs (FFMA on the CUDA cores), v16_tma_store for bfloat16
+/// 06's v09_by_shape for float32 inputs (FFMA on the CUDA cores), v19_split_k for bfloat16
 /// (wgmma; v11_mma_bf16 where sm_90a code cannot run or the rows are not 16-byte aligned).
 at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::optional<at::Tensor>& C, double alpha,
                      double beta) {
@@ -98,7 +98,7 @@ at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::option
   const at::Tensor a = aligned16(A), b = aligned16(B);
   const bool tma_ready = k % 8 == 0 && n % 8 == 0;
   const gemm::Version& v =
-      pick_version(gemm::versions(), tma_ready ? std::vector<const char*>{"v16_tma_store", "v11_mma_bf16"}
+      pick_version(gemm::versions(), tma_ready ? std::vector<const char*>{"v19_split_k", "v11_mma_bf16"}
                                                : std::vector<const char*>{"v11_mma_bf16"},
                    available, kGemm);
   run_launcher(kGemm, [&] {

@@ -547,6 +547,11 @@ def pytorch_ops_table(results_dir):
         lines.append(f"| {esc(p.get('label', '?'))} | {code(ours.get('version', '?'))} | {sig(ours.get('median_ms'))} | "
                      f"{code(theirs.get('version', '?'))} | {sig(theirs.get('median_ms'))} | {fixed(ratio, 2)} | "
                      f"{rel_error(ours)} | {row_status(ours)} |")
+    for p in data["problems"]:  # a composite problem (the GPT block) may time each of its steps alone
+        for who, steps in (p.get("stages") or {}).items():
+            lines += ["", f"{esc(p.get('label', '?'))}, {esc(who)}'s steps, each timed alone:", "",
+                      "| step | median ms |", "|---|---:|"]
+            lines += [f"| {esc(name)} | {sig(ms)} |" for name, ms in steps]
     return "\n".join(lines) + "\n"
 
 

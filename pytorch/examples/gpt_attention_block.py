@@ -93,11 +93,44 @@ def measure(ops, b, s, e, heads, reps=20, warmup=3, time_it=True):
     if time_it:
         import torch_bench
         flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, device="cuda")
+
+        def median_ms(call):
+            return statistics.median(torch_bench.time_call(torch, call, reps, warmup, flush))
+
         result["tutorial_ms"] = torch_bench.time_call(torch, lambda: tutorial_block(ops, x, w_qkv, w_out, heads),
                                                       reps, warmup, flush)
         result["torch_ms"] = torch_bench.time_call(torch, lambda: torch_block(x, w_qkv, w_out, heads), reps, warmup,
                                                    flush)
+        result["stages"] = stage_times(ops, x, w_qkv, w_out, heads, median_ms)
     return result
+
+
+def stage_times(ops, x, w_qkv, w_out, heads, median_ms):
+    """Each step of both blocks timed on its own (median ms): where the time goes."""
+    b, s, e = x.shape
+    d = e // heads
+    x2 = x.reshape(b * s, e)
+    qkv32 = ops.gemm(x2, w_qkv)
+    qkv = qkv32.view(b, s, 3, heads, d).permute(2, 0, 3, 1, 4).to(torch.bfloat16).contiguous()
+    o = ops.attention(qkv[0], qkv[1], qkv[2], True)[0]
+    o2, xf = o.transpose(1, 2).reshape(b * s, e), x2.float()
+    tq, tk, tv = (x2 @ w_qkv).view(b, s, 3, heads, d).permute(2, 0, 3, 1, 4)
+    to = F.scaled_dot_product_attention(tq, tk, tv, is_causal=True)
+    to2 = to.transpose(1, 2).reshape(b * s, e)
+    return {"tutorial": [
+        ("ops.gemm: x W_qkv (fp32 out)", median_ms(lambda: ops.gemm(x2, w_qkv))),
+        ("torch copy: to [3, B, H, S, D] bf16", median_ms(
+            lambda: qkv32.view(b, s, 3, heads, d).permute(2, 0, 3, 1, 4).to(torch.bfloat16).contiguous())),
+        ("ops.attention (causal)", median_ms(lambda: ops.attention(qkv[0], qkv[1], qkv[2], True))),
+        ("torch copy: heads side by side", median_ms(lambda: o.transpose(1, 2).reshape(b * s, e))),
+        ("torch copy: x to fp32", median_ms(lambda: x2.float())),
+        ("ops.gemm: o W_out + x", median_ms(lambda: ops.gemm(o2, w_out, xf, 1.0, 1.0)))],
+        "torch": [
+        ("x @ W_qkv (bf16 out)", median_ms(lambda: x2 @ w_qkv)),
+        ("scaled_dot_product_attention (causal, strided q, k, v)",
+         median_ms(lambda: F.scaled_dot_product_attention(tq, tk, tv, is_causal=True))),
+        ("copy: heads side by side", median_ms(lambda: to.transpose(1, 2).reshape(b * s, e))),
+        ("o @ W_out + x", median_ms(lambda: to2 @ w_out + x2))]}
 
 
 def main():
@@ -126,6 +159,8 @@ def main():
             print(f"  median time: tutorial {ours:.4f} ms ({r['flops'] / ours / 1e9:.0f} TFLOP/s), "
                   f"torch {theirs:.4f} ms ({r['flops'] / theirs / 1e9:.0f} TFLOP/s); torch / tutorial = "
                   f"{theirs / ours:.2f}")
+            for who, steps in r["stages"].items():
+                print(f"  {who}, each step alone: " + "; ".join(f"{name} {ms:.4f} ms" for name, ms in steps))
     return 1 if failed else 0
 
 
