@@ -19,6 +19,7 @@
 #include "chapters/07_conv2d/exercise.hpp"
 #include "chapters/08_attention/exercise.hpp"
 #include "op_support.hpp"
+#include "shapes.hpp"
 
 #ifndef TUT_TORCH_PREFIX
 #error "compile with TUT_TORCH_PREFIX=\"exercise_\" or \"solution_\""
@@ -130,22 +131,9 @@ at::Tensor conv2d_op(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef s
   check_input(x, op.c_str(), "x");  // the exercise is NCHW, fp32
   check_input(w, op.c_str(), "w");
   check_same_device(x, w, op.c_str());
-  require(x.dim() == 4 && w.dim() == 4 && x.size(1) == w.size(1) && stride.size() == 2 && padding.size() == 2,
+  require(x.dim() == 4 && w.dim() == 4 && x.size(1) == w.size(1),
           op + ": x must be N x C x H x W and w K x C x R x S, got " + shape_of(x) + " and " + shape_of(w));
-  conv2d::ConvShape s;
-  s.n = x.size(0);
-  s.c = x.size(1);
-  s.h = x.size(2);
-  s.w = x.size(3);
-  s.k = w.size(0);
-  s.r = w.size(2);
-  s.s = w.size(3);
-  s.stride_h = stride[0];
-  s.stride_w = stride[1];
-  s.pad_h = padding[0];
-  s.pad_w = padding[1];
-  const std::string why = conv2d::shape_error(s);
-  require(why.empty(), op + ": " + why);
+  const conv2d::ConvShape s = conv_shape_of(x, w, stride, padding, op);
   const c10::cuda::CUDAGuard guard(x.device());
   at::Tensor y = at::empty({s.n, s.k, s.p(), s.q()}, x.options());
   run_launcher(op.c_str(), [&] {
@@ -168,13 +156,7 @@ std::tuple<at::Tensor, at::Tensor> attention_op(const at::Tensor& q, const at::T
           op + ": q must be B x H x Sq x D and k, v B x H x Sk x D (each >= 1), got " + shape_of(q) + ", " +
               shape_of(k) + " and " + shape_of(v));
   const c10::cuda::CUDAGuard guard(q.device());
-  attention::Shape s;
-  s.b = q.size(0);
-  s.h = q.size(1);
-  s.sq = q.size(2);
-  s.sk = k.size(2);
-  s.d = q.size(3);
-  s.causal = causal;
+  const attention::Shape s = attention_shape_of(q, k, causal);
   const at::Tensor qa = aligned16(q), ka = aligned16(k), va = aligned16(v);  // the contract: 16-byte bases
   at::Tensor o = at::empty_like(q);
   at::Tensor lse = at::empty({s.b, s.h, s.sq}, q.options());

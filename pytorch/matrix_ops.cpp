@@ -14,6 +14,7 @@
 #include "conv2d.hpp"
 #include "gemm.hpp"
 #include "op_support.hpp"
+#include "shapes.hpp"
 
 namespace {
 
@@ -147,26 +148,6 @@ void check_conv(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef stride
   require(x.dim() == 4 && w.dim() == 4 && x.size(1) == w.size(1),
           std::string(kConv) + ": x must be N x C x H x W and w K x C x R x S, got " + shape_of(x) + " and " +
               shape_of(w));
-  require(stride.size() == 2 && padding.size() == 2, std::string(kConv) + ": stride and padding take two values");
-}
-
-conv2d::ConvShape conv_shape(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef stride,
-                             at::IntArrayRef padding) {
-  conv2d::ConvShape s;
-  s.n = x.size(0);
-  s.c = x.size(1);
-  s.h = x.size(2);
-  s.w = x.size(3);
-  s.k = w.size(0);
-  s.r = w.size(2);
-  s.s = w.size(3);
-  s.stride_h = stride[0];
-  s.stride_w = stride[1];
-  s.pad_h = padding[0];
-  s.pad_w = padding[1];
-  const std::string why = conv2d::shape_error(s);
-  require(why.empty(), std::string(kConv) + ": " + why);
-  return s;
 }
 
 /// The forward convolution of chapter 07 (cross-correlation, zero padding, dilation 1, one
@@ -177,7 +158,7 @@ conv2d::ConvShape conv_shape(const at::Tensor& x, const at::Tensor& w, at::IntAr
 at::Tensor conv2d_cuda(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef stride, at::IntArrayRef padding) {
   check_conv(x, w, stride, padding);
   const bool nhwc = conv_is_nhwc(x);
-  const conv2d::ConvShape s = conv_shape(x, w, stride, padding);
+  const conv2d::ConvShape s = conv_shape_of(x, w, stride, padding, kConv);
   const c10::cuda::CUDAGuard guard(x.device());
   const auto format = nhwc ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
   const at::Tensor xin = aligned16(x), win = aligned16(w.contiguous(format));
@@ -252,13 +233,7 @@ std::tuple<at::Tensor, at::Tensor> attention_cuda(const at::Tensor& q, const at:
                                                   bool causal) {
   check_attention(q, k, v);
   const c10::cuda::CUDAGuard guard(q.device());
-  attention::Shape s;
-  s.b = q.size(0);
-  s.h = q.size(1);
-  s.sq = q.size(2);
-  s.sk = k.size(2);
-  s.d = q.size(3);
-  s.causal = causal;
+  const attention::Shape s = attention_shape_of(q, k, causal);
   at::Tensor o = at::empty_like(q);
   at::Tensor lse = at::empty({s.b, s.h, s.sq}, q.options().dtype(at::kFloat));
   if (o.numel() == 0) return {o, lse};
