@@ -304,56 +304,60 @@ tut::ErrorStats check_output(const ConvShape& s, Precision p, Layout l, const Re
 /// @name The fp32 ladder on CUDA cores (one file each)
 /// @{
 
-void launch_conv2d_v0_naive(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
-void launch_conv2d_v1_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
-void launch_conv2d_v2_register_tile(const ConvShape& s, const float* x, const float* w, float* y,
+void launch_conv2d_v00_naive(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_conv2d_v01_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_conv2d_v02_register_tile(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream);
-void launch_conv2d_v3_im2col_cublas(const ConvShape& s, const float* x, const float* w, float* y,
+void launch_conv2d_v03_im2col_cublas(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream);
-void launch_conv2d_v4_implicit_gemm(const ConvShape& s, const float* x, const float* w, float* y,
+void launch_conv2d_v04_implicit_gemm(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream);
-void launch_conv2d_v5_winograd(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
-void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
+void launch_conv2d_v05_winograd(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream);
+void launch_conv2d_v06_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
                                      cudaStream_t stream);
 /// @}
 
 /// @name Tensor cores (sm_80 and later)
 /// @{
 
-void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v07_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream);
+void launch_conv2d_v10_padded_channels(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                                       __nv_bfloat16* y, cudaStream_t stream);
 /// @}
 
 /// @name Hopper (sm_90a: wgmma; skipped with a reason elsewhere)
 /// @{
 
-void launch_conv2d_v8_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v08_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                  __nv_bfloat16* y, cudaStream_t stream);
-void launch_conv2d_v9_lean_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v09_lean_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                       __nv_bfloat16* y, cudaStream_t stream);
 /// @}
 
 /// @name Shape limits of the versions that do not run everything
 /// @{
 
-/// v1's input tile with its halo must fit in 48 KiB of shared memory.
-std::string supports_v1(const ConvShape& s);
-/// v2's tiles must fit in 48 KiB of shared memory.
-std::string supports_v2(const ConvShape& s);
-/// v3's im2col matrix must fit in a few GiB, and cuBLAS takes int dimensions.
-std::string supports_v3(const ConvShape& s);
-/// v5: 3x3 filters with stride 1 only; the transformed tensors must fit in a few GiB.
-std::string supports_v5(const ConvShape& s);
-/// v6: 3x3 filters with stride 1 only (any padding); the transformed filter must fit in 4 GiB.
-std::string supports_v6(const ConvShape& s);
-/// v7: C a multiple of 8 (16-byte cp.async rows of the input and the filter).
-std::string supports_v7(const ConvShape& s);
-/// v8 and v9: C a multiple of 64 (a slice is 64 channels of one filter tap, one 128-byte swizzle
+/// v01's input tile with its halo must fit in 48 KiB of shared memory.
+std::string supports_v01(const ConvShape& s);
+/// v02's tiles must fit in 48 KiB of shared memory.
+std::string supports_v02(const ConvShape& s);
+/// v03's im2col matrix must fit in a few GiB, and cuBLAS takes int dimensions.
+std::string supports_v03(const ConvShape& s);
+/// v05: 3x3 filters with stride 1 only; the transformed tensors must fit in a few GiB.
+std::string supports_v05(const ConvShape& s);
+/// v06: 3x3 filters with stride 1 only (any padding); the transformed filter must fit in 4 GiB.
+std::string supports_v06(const ConvShape& s);
+/// v07: C a multiple of 8 (16-byte cp.async rows of the input and the filter).
+std::string supports_v07(const ConvShape& s);
+/// v08 and v09: C a multiple of 64 (a slice is 64 channels of one filter tap, one 128-byte swizzle
 /// row), and a GPU and build that can run wgmma (tut::sm90::unavailable(): sm_90a code on an sm_90 GPU).
-std::string supports_v8(const ConvShape& s);
-/// The bytes of v3's im2col matrix for `s` (C R S x N P Q floats).
+std::string supports_v08(const ConvShape& s);
+/// v10: only C % 8 != 0 (elsewhere v07-v09 run the layer without padding).
+std::string supports_v10(const ConvShape& s);
+/// The bytes of v03's im2col matrix for `s` (C R S x N P Q floats).
 double im2col_bytes(const ConvShape& s);
-/// The bytes of v5's transformed input and output (16 tiles' worth of C and of K values per 2x2 tile).
+/// The bytes of v05's transformed input and output (16 tiles' worth of C and of K values per 2x2 tile).
 double winograd_bytes(const ConvShape& s);
 /// @}
 

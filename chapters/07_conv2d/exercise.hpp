@@ -1,6 +1,6 @@
 /// @file
 /// @brief Chapter 07's exercise: the shared-memory input tile with its halo (direct convolution,
-/// NCHW, fp32: v1's idea).
+/// NCHW, fp32: v01's idea).
 ///
 /// The student writes exercises/07_conv2d/conv2d_smem_tile.cu, which defines this launcher. It is
 /// built into its own small program, build/bin/exercise_conv2d (the launcher, and the harness

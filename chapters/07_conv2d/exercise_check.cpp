@@ -187,7 +187,7 @@ class Conv2dExercise final : public Exercise {
   }
 
   CaseRequest speed_case() const override {
-    // The chapter's 56x56 layer at N = 8: 1.85 GFLOP (about 1 ms at v1's speed on an H100), a
+    // The chapter's 56x56 layer at N = 8: 1.85 GFLOP (about 1 ms at v01's speed on an H100), a
     // 6.4 MB output, and a CPU reference of 0.92 G multiply-adds per input set.
     return conv_case(shape(8, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1));
   }

@@ -1,6 +1,6 @@
 /// @file
-/// @brief v4's kernel: the implicit-GEMM convolution on CUDA cores (NHWC, KRSC, fp32), written once
-/// as a template over its tiles; v5 (Winograd) runs it too, as 16 batched 1x1 convolutions.
+/// @brief v04's kernel: the implicit-GEMM convolution on CUDA cores (NHWC, KRSC, fp32), written once
+/// as a template over its tiles; v05 (Winograd) runs it too, as 16 batched 1x1 convolutions.
 ///
 /// The GEMM view of a convolution, with nothing materialized:
 ///
@@ -9,7 +9,7 @@
 ///     A[m][l]    =  x[n, p stride_h - pad_h + r, q stride_w - pad_w + s, c],  l = (r S + s) C + c
 ///     B[k][l]    =  w[k, r, s, c]                    (KRSC: row k of B is filter k, contiguous)
 ///
-/// A is the im2col matrix of v3, but only its tiles ever exist, in shared memory: the loader
+/// A is the im2col matrix of v03, but only its tiles ever exist, in shared memory: the loader
 /// computes the input address of each element from (m, l) on the fly, and writes zeros where
 /// the window hangs over the image border. In NHWC, four consecutive l of one pixel (C % 4 == 0)
 /// are four consecutive channels: one 16-byte copy.
@@ -81,7 +81,7 @@ struct GemmTiles {
 };
 
 // [tiles]
-/// v4's tiles (and v5's): 128 pixels x 64 channels per block, 4 warps of 32 x 64, 8 x 8 per
+/// v04's tiles (and v05's): 128 pixels x 64 channels per block, 4 warps of 32 x 64, 8 x 8 per
 /// thread, slices of 16, 4 stages (50 KiB of shared memory).
 struct NarrowSizes {
   static constexpr int block_m = 128;  ///< output pixels per block
@@ -99,7 +99,7 @@ struct WideSizes : NarrowSizes {
   static constexpr int block_n = 128;  ///< output channels per block
   static constexpr int min_blocks = 1; ///< blocks per SM
 };
-using NarrowTiles = GemmTiles<NarrowSizes>;  ///< v4's kernel for K <= 64 (and v5's 16 GEMMs)
+using NarrowTiles = GemmTiles<NarrowSizes>;  ///< v04's kernel for K <= 64 (and v05's 16 GEMMs)
 using WideTiles = GemmTiles<WideSizes>;      ///< ... for K > 64
 // [tiles]
 
@@ -202,7 +202,7 @@ __device__ __forceinline__ void load_slice(ImplicitLoader<Cfg>& ld, float* __res
 // [kernel]
 template <class Cfg, bool VEC>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    conv2d_v4_implicit_gemm(Dims d, GemmGrid g, const float* __restrict__ x, const float* __restrict__ w,
+    conv2d_v04_implicit_gemm(Dims d, GemmGrid g, const float* __restrict__ x, const float* __restrict__ w,
                             float* __restrict__ y) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using namespace tut::sm80;  // cp_async_commit, cp_async_wait (common/ampere_ptx.cuh)
@@ -246,11 +246,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-  // This lane's rows: quads of 4 spaced one lane grid apart (as in chapter 06's v6). Its columns:
+  // This lane's rows: quads of 4 spaced one lane grid apart (as in chapter 06's v06). Its columns:
   // single columns kLanesN apart, so that the 8 lanes of a quarter-warp (same rows, consecutive
   // lane_n) read 8 consecutive 16-byte words of Bs: one wavefront. (Quads of 4 columns, as for
   // the rows, would put those lanes 64 bytes apart: a 4-way bank conflict on every B read. The
-  // first measurement of v4 had it: 21.6 TFLOP/s on N32 C64 56x56.)
+  // first measurement of v04 had it: 21.6 TFLOP/s on N32 C64 56x56.)
   const int frag_row = (warp / Cfg::kWarpsN) * Cfg::WM + (lane / Cfg::kLanesN) * 4;
   const int frag_col = (warp % Cfg::kWarpsN) * Cfg::WN + lane % Cfg::kLanesN;
 
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 }
 // [kernel]
 
-/// Runs conv2d_v4_implicit_gemm<Cfg> on `batch` independent convolutions of shape `s` (inputs,
+/// Runs conv2d_v04_implicit_gemm<Cfg> on `batch` independent convolutions of shape `s` (inputs,
 /// filters and outputs `x_batch`, `w_batch`, `y_batch` elements apart; y_batch is at least the
 /// output's N P Q K), choosing split-K so the grid fills the GPU. y must not alias x or w.
 template <class Cfg>
@@ -338,7 +338,7 @@ void launch_implicit_gemm(const ConvShape& s, int batch, std::int64_t x_batch, s
   }
   const bool vec = s.c % 4 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
                    reinterpret_cast<std::uintptr_t>(w) % 16 == 0 && x_batch % 4 == 0 && w_batch % 4 == 0;
-  const auto kernel = vec ? conv2d_v4_implicit_gemm<Cfg, true> : conv2d_v4_implicit_gemm<Cfg, false>;
+  const auto kernel = vec ? conv2d_v04_implicit_gemm<Cfg, true> : conv2d_v04_implicit_gemm<Cfg, false>;
   tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);  // once per kernel, outside the timed runs
   const dim3 grid(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n),
                   static_cast<unsigned>(batch * splits));

@@ -5,7 +5,7 @@
 //   conv2d                                   # the six layers of the chapter, fp32 and bf16
 //   conv2d --dtype fp32 --n 32 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --pad 1
 //   conv2d --h 224 --w 224 --c 3 --k 64 --r 7 --s 7 --stride 2 --pad 3 --n 8
-//   conv2d --version v4_implicit_gemm_nhwc --version cudnn_fp32_nhwc
+//   conv2d --version v04_implicit_gemm_nhwc --version cudnn_fp32_nhwc
 //   conv2d --n 2 --c 64 --h 4100 --w 4100 --k 64 --pad 1   # an input above 2^31 elements (~30 GB)
 //   conv2d --sweep --json conv2d_sweep.json  # the 56x56 layer at N = 1 .. 32
 #include <algorithm>
@@ -46,8 +46,8 @@ std::vector<ConvShape> default_shapes() {
 /// The executable's reference is full up to 2^29 multiply-adds (the 6-channel image), sampled above.
 constexpr double kFullReferenceMacsHere = 536870912.0;
 
-/// Device memory the versions keep between problems: v3's im2col matrix, v5's transformed
-/// tensors, v6's transformed filter and cuDNN's search workspace each live until exit and only
+/// Device memory the versions keep between problems: v03's im2col matrix, v05's transformed
+/// tensors, v06's transformed filter and cuDNN's search workspace each live until exit and only
 /// grow, so a problem's estimate carries what earlier problems of the run allocated. A version
 /// that refuses a shape allocates nothing for it.
 struct Workspaces {
@@ -58,9 +58,9 @@ struct Workspaces {
     const auto at_least = [](double& have, double need) { have = std::max(have, need); };
     const double c = static_cast<double>(s.c), k = static_cast<double>(s.k);
     if (p == Precision::fp32) {
-      if (supports_v3(s).empty()) at_least(im2col, im2col_bytes(s));
-      if (supports_v5(s).empty()) at_least(winograd, winograd_bytes(s) + 64.0 * k * c);  // V, M and U
-      if (supports_v6(s).empty()) at_least(filter, 64.0 * (c + 7.0) * (k + 63.0));     // U, padded to 8 x 64
+      if (supports_v03(s).empty()) at_least(im2col, im2col_bytes(s));
+      if (supports_v05(s).empty()) at_least(winograd, winograd_bytes(s) + 64.0 * k * c);  // V, M and U
+      if (supports_v06(s).empty()) at_least(filter, 64.0 * (c + 7.0) * (k + 63.0));     // U, padded to 8 x 64
     }
     // cuDNN's search is offered 1 GiB; cuDNN refuses tensors of more than 2^31 - 1 elements.
     const double most = 2147483647.0;
@@ -306,8 +306,8 @@ class Conv2dChapter final : public tut::Chapter {
       result.peak = flops / (fastest->time.median_ms * 1e-3) / 1e12;
     }
     for (const auto& n : notes) std::cout << "(cuDNN chose, " << n << ")\n";
-    if (prec == Precision::fp32 && session.wants("v3_im2col_cublas_nchw") && supports_v3(s).empty()) {
-      std::cout << "(v3's im2col matrix: " << tut::format_bytes(im2col_bytes(s)) << ", "
+    if (prec == Precision::fp32 && session.wants("v03_im2col_cublas_nchw") && supports_v03(s).empty()) {
+      std::cout << "(v03's im2col matrix: " << tut::format_bytes(im2col_bytes(s)) << ", "
                 << static_cast<double>(s.reduction() * s.p() * s.q()) / static_cast<double>(s.c * s.h * s.w)
                 << "x the input)\n";
     }

@@ -110,7 +110,7 @@ tut::Tolerance tolerance(Precision p, std::int64_t reduction, bool winograd) {
     // sum |x w| but the rounding of its whole tile. So its element bound keeps an absolute part
     // written in the inputs' range, |x|, |w| < 1: 16x a random walk of L rounded partial sums that
     // stay below sqrt(L), 16 u L^1.5; plus the direct bound on sum |x w|. In norm 10x the direct
-    // versions' (the [precision] test measures v5 and v6 within 1.7x of v4).
+    // versions' (the [precision] test measures v05 and v06 within 1.7x of v04).
     t.max_rel_norm = 1e-5;
     t.atol = 16.0 * kUnitRoundoff * l * std::sqrt(l);
     t.rtol = sum_factor(reduction);

@@ -1,6 +1,6 @@
 // GPU tests of chapter 07: every version (and the cuDNN baselines) against the CPU reference
 // over the shape sweep, at misaligned starts, on fresh seeds; the shapes each restricted version
-// rejects; the bf16 versions on the C % 64 shapes v8 (wgmma) runs ([wgmma]); Winograd's and
+// rejects; the bf16 versions on the C % 64 shapes v08 (wgmma) runs ([wgmma]); Winograd's and
 // bf16's accuracy; and one input above 2^31 elements ([large]).
 #include <algorithm>
 #include <cmath>
@@ -73,7 +73,7 @@ TEST_CASE("every version is correct at misaligned starts (the vector paths fall 
 
 TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
   const ConvShape thin = make(2, 16, 13, 15, 20, 3, 3, 1, 1, 1, 1);
-  const ConvShape wide = make(2, 64, 13, 15, 20, 3, 3, 1, 1, 1, 1);  // for v8 (C % 64 == 0)
+  const ConvShape wide = make(2, 64, 13, 15, 20, 3, 3, 1, 1, 1, 1);  // for v08 (C % 64 == 0)
   for (const auto& v : versions()) {
     if (is_library(v)) continue;
     DYNAMIC_SECTION(v.info.name) {
@@ -92,15 +92,15 @@ TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
   }
 }
 
-TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v8's and v9's wgmma path)", "[conv2d][wgmma]") {
-  // v8 and v9 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
+TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v08's and v09's wgmma path)", "[conv2d][wgmma]") {
+  // v08 and v09 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
   // 128, 192 and 320 (1 to 5 channel blocks per tap, more slices than pipeline stages); K = 8,
   // 20, 64, 65, 96, 128 (partial column tiles, odd K: the single-value stores); odd H and W;
   // stride 1 and 2; padding 0 to 2; 1x1, 3x3, 5x5 and R != S; N = 1 and 3; M = N P Q below 64
   // and not a multiple of 64 or 128. On an H100 (132 SMs) the last two shapes give 266 and 272
-  // tiles of 128 x 64, so v8 runs its two-warpgroup kernel there, the others its one-warpgroup
-  // kernel; they give v9's persistent grid (3 blocks per SM) 530 and 542 tiles of 64 x 64, so
-  // its blocks walk on from one tile into the next, across column tiles too. v7 runs them too.
+  // tiles of 128 x 64, so v08 runs its two-warpgroup kernel there, the others its one-warpgroup
+  // kernel; they give v09's persistent grid (3 blocks per SM) 530 and 542 tiles of 64 x 64, so
+  // its blocks walk on from one tile into the next, across column tiles too. v07 runs them too.
   std::vector<ConvShape> shapes = {
       make(1, 64, 7, 5, 20, 3, 3, 1, 1, 1, 1),      // M = 35 < 64, K = 20
       make(1, 64, 6, 6, 64, 1, 1, 0, 0, 1, 1),      // 1x1, one slice
@@ -137,10 +137,10 @@ TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v8's and v9's wgmma pat
 }
 
 TEST_CASE("the Winograd versions on their edge cases", "[conv2d][winograd]") {
-  // Every 3x3 stride-1 case the tiling of v5 and v6 can get wrong: padding 0 to 3 (asymmetric
+  // Every 3x3 stride-1 case the tiling of v05 and v06 can get wrong: padding 0 to 3 (asymmetric
   // too) with odd and even H and W (a last 2x2 tile half outside P or Q), P = 1, Q = 1, both,
-  // C = 1, K = 1, C and K not multiples of v6's steps of 8 channels and blocks of 64, tile
-  // counts not multiples of v6's 32 per block, N = 1, and layers short enough to split v6's C
+  // C = 1, K = 1, C and K not multiples of v06's steps of 8 channels and blocks of 64, tile
+  // counts not multiples of v06's 32 per block, N = 1, and layers short enough to split v06's C
   // loop (its filter transform then zeroes y, and its blocks add into it; on sm_90 the fused
   // kernel overlaps the filter transform and must wait for both).
   std::vector<ConvShape> shapes;
@@ -182,27 +182,29 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   const ConvShape five = make(1, 8, 12, 12, 8, 5, 5, 2, 2, 1, 1);      // not 3x3
   const ConvShape strided = make(1, 8, 12, 12, 8, 3, 3, 1, 1, 2, 2);   // stride 2
   const ConvShape odd_c = make(1, 6, 12, 12, 8, 3, 3, 1, 1, 1, 1);     // C % 8 != 0
-  for (Supports winograd : {supports_v5, supports_v6}) {
+  for (Supports winograd : {supports_v05, supports_v06}) {
     REQUIRE(winograd(five).find("3x3") != std::string::npos);
     REQUIRE(winograd(strided).find("stride 1") != std::string::npos);
   }
-  REQUIRE(supports_v7(odd_c).find("C % 8") != std::string::npos);
-  REQUIRE(supports_v8(odd_c).find("C % 64") != std::string::npos);
-  REQUIRE(supports_v8(make(1, 32, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 64") != std::string::npos);
+  REQUIRE(supports_v07(odd_c).find("C % 8") != std::string::npos);
+  REQUIRE(supports_v08(odd_c).find("C % 64") != std::string::npos);
+  REQUIRE(supports_v08(make(1, 32, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 64") != std::string::npos);
+  REQUIRE(supports_v10(odd_c).empty());  // v10 exists for C % 8 != 0 ...
+  REQUIRE(supports_v10(make(1, 16, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 8 == 0") != std::string::npos);  // ... only
   const ConvShape huge_filter = make(1, 1, 300, 300, 1, 200, 200, 0, 0, 1, 1);  // tile with halo > 48 KiB
-  REQUIRE_FALSE(supports_v1(huge_filter).empty());
-  REQUIRE_FALSE(supports_v2(huge_filter).empty());
+  REQUIRE_FALSE(supports_v01(huge_filter).empty());
+  REQUIRE_FALSE(supports_v02(huge_filter).empty());
   // The launchers refuse too (never compute garbage), before touching any memory.
   const conv2d::testing::Inputs in = conv2d::testing::make_inputs(five, Precision::fp32, 1);
   tut::DeviceBuffer<float> x(in.x), w(in.w), y(static_cast<std::size_t>(five.output_elements()));
-  REQUIRE_THROWS_AS(launch_conv2d_v5_winograd(five, x.data(), w.data(), y.data(), nullptr), std::invalid_argument);
-  REQUIRE_THROWS_AS(launch_conv2d_v6_winograd_fused(strided, x.data(), w.data(), y.data(), nullptr),
+  REQUIRE_THROWS_AS(launch_conv2d_v05_winograd(five, x.data(), w.data(), y.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v06_winograd_fused(strided, x.data(), w.data(), y.data(), nullptr),
                     std::invalid_argument);
   tut::DeviceBuffer<__nv_bfloat16> xb(static_cast<std::size_t>(odd_c.input_elements())),
       wb(static_cast<std::size_t>(odd_c.filter_elements())), yb(static_cast<std::size_t>(odd_c.output_elements()));
-  REQUIRE_THROWS_AS(launch_conv2d_v7_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
-  REQUIRE_THROWS_AS(launch_conv2d_v8_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
-  REQUIRE_THROWS_AS(launch_conv2d_v9_lean_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
+  REQUIRE_THROWS_AS(launch_conv2d_v07_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v08_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v09_lean_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
                     std::invalid_argument);
   // An invalid shape: every launcher refuses it.
   const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding
@@ -240,7 +242,7 @@ TEST_CASE("the cuDNN baselines match the CPU reference", "[conv2d][cudnn]") {
 
 TEST_CASE("Winograd's and bf16's errors, next to the direct fp32 error", "[conv2d][precision]") {
   // The [precision] numbers the chapter page quotes: the extra rounding of the two Winograd
-  // versions (v5, v6) against the direct v4's (same data, same layout) at two depths, and bf16's
+  // versions (v05, v06) against the direct v04's (same data, same layout) at two depths, and bf16's
   // output rounding. Each must stay inside its own tolerance.
   const std::uint64_t seed = tut::testing::seed() + 5;
   for (const ConvShape& shape : {make(4, 64, 20, 20, 64, 3, 3, 1, 1, 1, 1), make(2, 256, 14, 14, 64, 3, 3, 1, 1, 1, 1)}) {
@@ -248,7 +250,7 @@ TEST_CASE("Winograd's and bf16's errors, next to the direct fp32 error", "[conv2
     const Reference ref = make_reference(shape, in.x.data(), in.w.data(), seed);
     double direct = -1.0;
     for (const auto& v : versions()) {
-      if (v.info.name != "v4_implicit_gemm_nhwc" && !v.kernel.winograd) continue;
+      if (v.info.name != "v04_implicit_gemm_nhwc" && !v.kernel.winograd) continue;
       if (!runnable(v)) continue;
       const std::vector<float> got = conv2d::testing::run_once(v.kernel, shape, in);
       const tut::Tolerance tol = tolerance(Precision::fp32, shape.reduction(), v.kernel.winograd);
@@ -257,10 +259,10 @@ TEST_CASE("Winograd's and bf16's errors, next to the direct fp32 error", "[conv2
       REQUIRE(st.passed(tol));
       if (!v.kernel.winograd) {
         direct = st.rel_norm_error();
-        WARN("relative norm error on " << shape_text(shape) << ": direct (v4) " << direct);
+        WARN("relative norm error on " << shape_text(shape) << ": direct (v04) " << direct);
       } else {
         WARN("relative norm error on " << shape_text(shape) << ": " << v.info.name << " " << st.rel_norm_error()
-                                       << (direct > 0 ? " (" + std::to_string(st.rel_norm_error() / direct) + "x v4's)" : ""));
+                                       << (direct > 0 ? " (" + std::to_string(st.rel_norm_error() / direct) + "x v04's)" : ""));
         REQUIRE(st.rel_norm_error() < 1e-4);
       }
     }
@@ -272,7 +274,7 @@ TEST_CASE("Winograd's and bf16's errors, next to the direct fp32 error", "[conv2
   // the inputs themselves (against the fp32 inputs) is larger, which is why the reference uses
   // the rounded ones.
   for (const auto& v : versions()) {
-    if (v.info.name != "v7_mma_bf16_nhwc" || !runnable(v)) continue;
+    if (v.info.name != "v07_mma_bf16_nhwc" || !runnable(v)) continue;
     const conv2d::testing::Inputs rounded = conv2d::testing::make_inputs(s, Precision::bf16, seed);
     const Reference ref16 = make_reference(s, rounded.x.data(), rounded.w.data(), seed);
     const std::vector<float> got = conv2d::testing::run_once(v.kernel, s, rounded);
@@ -280,7 +282,7 @@ TEST_CASE("Winograd's and bf16's errors, next to the direct fp32 error", "[conv2
     const tut::ErrorStats vs_rounded = check_output(s, Precision::bf16, Layout::nhwc, ref16, got.data(), tol);
     const tut::ErrorStats vs_exact =
         check_output(s, Precision::bf16, Layout::nhwc, ref, got.data(), {1.0, 1.0, 0.0, "input rounding"});
-    WARN("v7 (bf16): relative norm error " << vs_rounded.rel_norm_error() << " against the rounded inputs, "
+    WARN("v07 (bf16): relative norm error " << vs_rounded.rel_norm_error() << " against the rounded inputs, "
                                             << vs_exact.rel_norm_error() << " against the fp32 inputs");
     INFO(vs_rounded.describe(tol));
     REQUIRE(vs_rounded.passed(tol));

@@ -1,6 +1,6 @@
 /// @file
 /// @brief The three transforms of Winograd's F(2x2, 3x3) (Lavin and Gray, 2016), as host-device
-/// functions: v5's kernels call them, and the CPU tests check them against the direct sum.
+/// functions: v05's kernels call them, and the CPU tests check them against the direct sum.
 ///
 /// A 2x2 tile of outputs of a 3x3 cross-correlation comes from the 4x4 input tile d under it:
 ///

@@ -1,12 +1,12 @@
 /// @file
-/// @brief The parts of v6's fused Winograd kernel (v6_winograd_fused_nhwc.cu) that are not its loop:
+/// @brief The parts of v06's fused Winograd kernel (v06_winograd_fused_nhwc.cu) that are not its loop:
 /// its tiles (FusedTiles), the launcher's tiling (FusedGrid, choose_splits(), the U workspace),
 /// the per-thread tile loads of the input patches with their input transform and of the
 /// transformed filter (aim_patches(), load_patches(), store_transformed(), copy_filter()), the
 /// epilogue's output transform (store_outputs()) and the filter transform kernel
-/// (conv2d_v6_filter_transform). The transforms' maths is in winograd.hpp.
+/// (conv2d_v06_filter_transform). The transforms' maths is in winograd.hpp.
 ///
-/// Included by v6_winograd_fused_nhwc.cu only (it defines a kernel).
+/// Included by v06_winograd_fused_nhwc.cu only (it defines a kernel).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,7 +24,7 @@ namespace conv2d {
 /// The compile-time tiles of the fused kernel, and everything derived from them. A block owns
 /// T output tiles (2x2 outputs each) x KB output channels, for all 16 Winograd points xi; a
 /// thread owns one point and a TT tiles x 8 channels register tile of it.
-/// `Sizes` names them (FusedWideSizes in v6_winograd_fused_nhwc.cu is one); the kernel's maths uses
+/// `Sizes` names them (FusedWideSizes in v06_winograd_fused_nhwc.cu is one); the kernel's maths uses
 /// the short names.
 template <class Sizes>
 struct FusedTiles {
@@ -216,7 +216,7 @@ __device__ __forceinline__ void store_outputs(float* __restrict__ y, const float
 /// @name The launcher's tiling (host)
 /// @{
 
-/// 2x2 output tiles per image column: ceil(P / 2) (the same tiling as v5).
+/// 2x2 output tiles per image column: ceil(P / 2) (the same tiling as v05).
 inline std::int64_t fused_tiles_h(const ConvShape& s) { return (s.p() + 1) / 2; }
 /// 2x2 output tiles per image row: ceil(Q / 2).
 inline std::int64_t fused_tiles_w(const ConvShape& s) { return (s.q() + 1) / 2; }
@@ -236,7 +236,7 @@ inline tut::DeviceBuffer<float>& filter_workspace(std::size_t count) {
   return u;
 }
 
-/// The largest transformed filter v6 allocates.
+/// The largest transformed filter v06 allocates.
 inline constexpr double kMaxFilterBytes = 4.0 * 1024 * 1024 * 1024;
 
 /// How many blocks share the C loop of one output tile: the s that minimizes
@@ -265,7 +265,7 @@ inline int choose_splits(std::int64_t blocks, int steps, std::int64_t slots) {
 /// channel are in flight. Its first instruction lets the fused kernel, launched next with
 /// programmatic stream serialization, start at once (PTX `griddepcontrol.launch_dependents`,
 /// sm_90); that kernel waits for U and y where it needs them.
-__global__ void __launch_bounds__(64) conv2d_v6_filter_transform(int k_count, int c_count, int k_padded, int c_padded,
+__global__ void __launch_bounds__(64) conv2d_v06_filter_transform(int k_count, int c_count, int k_padded, int c_padded,
                                                                  const float* __restrict__ w, float* __restrict__ u,
                                                                  float* __restrict__ zero, std::int64_t zero_count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -6,7 +6,7 @@
 /// shape of the contract in chapters/07_conv2d/exercise.hpp: any N, C, K, image size, filter
 /// size, and padding and stride per axis (stride_h and stride_w differ, so do pad_h and pad_w).
 ///
-///  - Read chapters/07_conv2d/README.md, sections "The problem", "v1" and "Exercise", first.
+///  - Read chapters/07_conv2d/README.md, sections "The problem", "v01" and "Exercise", first.
 ///  - Check it:   python3 tools/exercise.py conv2d
 ///    It rebuilds what changed, runs your kernel on every case, compares each output with the CPU
 ///    reference, and times it against the solution. Without a GPU its last line says NOT CHECKED.

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v1: a 16 x 16 output tile per block; its input tile (with the halo) and filter slice in
+/// @brief v01: a 16 x 16 output tile per block; its input tile (with the halo) and filter slice in
 /// shared memory (NCHW, fp32).
 #include <string>
 
@@ -33,7 +33,7 @@ std::size_t smem_bytes(const ConvShape& s) {
 /// Grid: x = the output tiles of a plane (row-major), y = k, z = n. Dynamic shared memory:
 /// in_tile (kChannels, tile_rows, tile_cols) then w_tile (kChannels, R S).
 // [kernel]
-__global__ void __launch_bounds__(kTile * kTile) conv2d_v1_smem_tile(Dims d, int tiles_q, int rows, int cols,
+__global__ void __launch_bounds__(kTile * kTile) conv2d_v01_smem_tile(Dims d, int tiles_q, int rows, int cols,
                                                                       const float* __restrict__ x,
                                                                       const float* __restrict__ w,
                                                                       float* __restrict__ y) {
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kTile * kTile) conv2d_v1_smem_tile(Dims d, int
 }
 // [kernel]
 
-std::string supports_v1(const ConvShape& s) {
+std::string supports_v01(const ConvShape& s) {
   if (s.k > 65535 || s.n > 65535) return "the grid holds at most 65535 output channels and images";
   const double bytes = sizeof(float) * kChannels *
                        (static_cast<double>((kTile - 1) * s.stride_h + s.r) * static_cast<double>((kTile - 1) * s.stride_w + s.s) +
@@ -88,17 +88,17 @@ std::string supports_v1(const ConvShape& s) {
   return "";
 }
 
-/// @brief v1: shared-memory tiles with a halo.
+/// @brief v01: shared-memory tiles with a halo.
 ///
 /// **Idea.** Neighbouring outputs read overlapping input windows: a 16 x 16 tile of outputs of
-/// a 3x3 layer needs an 18 x 18 tile of each input channel, yet v0 loads 16 x 16 x 9 values per
+/// a 3x3 layer needs an 18 x 18 tile of each input channel, yet v00 loads 16 x 16 x 9 values per
 /// channel for it, each from global memory. Load the input tile once per block, including the
 /// *halo* (the R - 1 extra rows and S - 1 extra columns around it, fewer with a stride), into
 /// shared memory, with zeros where it hangs over the image border: that is the padding, made
 /// explicit once instead of checked per tap. The R x S filter taps of the (n, k) plane go to
 /// shared memory too (every thread of the block reads the same ones). Four channels per barrier.
 ///
-/// **Changed since v0.** Loads from global memory: per channel, 18 x 18 input values and 9
+/// **Changed since v00.** Loads from global memory: per channel, 18 x 18 input values and 9
 /// filter values per block of 256 outputs, instead of 2 x 9 per output. The sum reads shared
 /// memory and has no padding checks.
 ///
@@ -107,26 +107,26 @@ std::string supports_v1(const ConvShape& s) {
 /// And the block re-stages the same input tile for each of the K output channels (grid.y): the
 /// input is read K times from L2.
 ///
-/// **Predicted.** 1.5-2.5x v0 on 3x3 layers (fewer, cheaper loads), more on 7x7.
+/// **Predicted.** 1.5-2.5x v00 on 3x3 layers (fewer, cheaper loads), more on 7x7.
 ///
-/// **Measured (H100).** The prediction was wrong: v1 is *slower* than v0 on five of the six
+/// **Measured (H100).** The prediction was wrong: v01 is *slower* than v00 on five of the six
 /// layers (0.77x on N32 C64 56x56, 0.43x on the 1x1 layer, 0.87x on the stem) and 1.21x faster
 /// only on the 6-channel image (6x6 filter: the most reuse per staged value). Not profiled; the
-/// counts explain it: v0's window reads hit L1 (neighbouring threads read neighbouring values,
-/// and the tap is one broadcast per warp), so v1 saves little global traffic, while each of its
+/// counts explain it: v00's window reads hit L1 (neighbouring threads read neighbouring values,
+/// and the tap is one broadcast per warp), so v01 saves little global traffic, while each of its
 /// multiply-adds still needs two shared loads, every chunk of 4 channels costs two barriers, and
 /// the whole input tile is staged again for every output channel (grid.y = K). With a 1x1
 /// filter there is no window overlap to exploit at all. The lesson of this step is that a tile
-/// only pays once each staged value is reused many times *by the same thread*: v2.
-/// Recorded run (H100, git 0b3832529293): 4.4534 ms on N32 C64 56x56 (1.66 TFLOP/s, v0 3.4491 ms), 2.2812 ms on 28x28,
-/// 9.8863 ms on the 1x1 layer, 0.3722 ms on the 6-channel image (v0 0.4507 ms).
-void launch_conv2d_v1_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
-  require_valid(s, "v1_smem_tile_nchw");
-  const std::string why = supports_v1(s);
-  if (!why.empty()) throw std::invalid_argument("v1_smem_tile_nchw: " + why);
+/// only pays once each staged value is reused many times *by the same thread*: v02.
+/// Recorded run (H100, git 0b3832529293): 4.4534 ms on N32 C64 56x56 (1.66 TFLOP/s, v00 3.4491 ms), 2.2812 ms on 28x28,
+/// 9.8863 ms on the 1x1 layer, 0.3722 ms on the 6-channel image (v00 0.4507 ms).
+void launch_conv2d_v01_smem_tile(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
+  require_valid(s, "v01_smem_tile_nchw");
+  const std::string why = supports_v01(s);
+  if (!why.empty()) throw std::invalid_argument("v01_smem_tile_nchw: " + why);
   const std::int64_t tiles_q = (s.q() + kTile - 1) / kTile, tiles_p = (s.p() + kTile - 1) / kTile;
   const dim3 grid(static_cast<unsigned>(tiles_q * tiles_p), static_cast<unsigned>(s.k), static_cast<unsigned>(s.n));
-  conv2d_v1_smem_tile<<<grid, kTile * kTile, smem_bytes(s), stream>>>(dims_of(s), static_cast<int>(tiles_q),
+  conv2d_v01_smem_tile<<<grid, kTile * kTile, smem_bytes(s), stream>>>(dims_of(s), static_cast<int>(tiles_q),
                                                                       tile_rows(s), tile_cols(s), x, w, y);
   CUDA_CHECK_LAUNCH();
 }

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v0: one thread per output element, straight from the definition (NCHW, fp32).
+/// @brief v00: one thread per output element, straight from the definition (NCHW, fp32).
 #include "common/check.hpp"
 #include "common/launch.hpp"
 #include "conv2d.hpp"
@@ -13,7 +13,7 @@ namespace conv2d {
 /// padding, and reads every input and filter value from global memory. The flat output index is
 /// 64-bit: N K P Q may exceed 2^31.
 // [kernel]
-__global__ void __launch_bounds__(256) conv2d_v0_naive(Dims d, const float* __restrict__ x,
+__global__ void __launch_bounds__(256) conv2d_v00_naive(Dims d, const float* __restrict__ x,
                                                        const float* __restrict__ w, float* __restrict__ y) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t total = static_cast<std::int64_t>(d.n) * d.k * d.p * d.q;
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(256) conv2d_v0_naive(Dims d, const float* __re
 }
 // [kernel]
 
-/// @brief v0, the naive version: the definition, one thread per output.
+/// @brief v00, the naive version: the definition, one thread per output.
 ///
 /// **Idea.** Cross-correlation as written in the framework's documentation: thread (n, k, p, q)
 /// sums C R S products. Consecutive threads take consecutive q, so a warp reads 32 neighbouring
@@ -65,9 +65,9 @@ __global__ void __launch_bounds__(256) conv2d_v0_naive(Dims d, const float* __re
 /// Recorded run (H100, git 0b3832529293): 3.4491 ms on N32 C64 56x56 (2.15 TFLOP/s), 1.7905 ms on 28x28 (2.07), 0.9491
 /// ms on 14x14 (1.95), 4.2776 ms on the 1x1 layer (0.77), 0.7277 ms on the stem (2.59), 0.4507 ms on the 6-channel
 /// image (2.22).
-void launch_conv2d_v0_naive(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
-  require_valid(s, "v0_naive_nchw");
-  conv2d_v0_naive<<<tut::blocks_for(s.output_elements(), 256), 256, 0, stream>>>(dims_of(s), x, w, y);
+void launch_conv2d_v00_naive(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
+  require_valid(s, "v00_naive_nchw");
+  conv2d_v00_naive<<<tut::blocks_for(s.output_elements(), 256), 256, 0, stream>>>(dims_of(s), x, w, y);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v7: implicit GEMM on tensor cores (NHWC, KRSC, bf16 in, fp32 accumulate, bf16 out):
+/// @brief v07: implicit GEMM on tensor cores (NHWC, KRSC, bf16 in, fp32 accumulate, bf16 out):
 /// mma.sync m16n8k16, ldmatrix from a swizzled tile, a 4-stage cp.async pipeline.
 #include <climits>
 #include <cstdint>
@@ -38,11 +38,11 @@ __device__ __forceinline__ int swizzled(int row, int chunk) { return row * 64 + 
 /// Block: BM x 64 outputs, 2 x 2 warps of (BM/2) x 32; a warp holds (BM/32) x 4 mma tiles of
 /// 16 x 8 in fp32 registers. Per slice of 32 reduction positions and k16 step (2 per slice):
 /// BM/32 ldmatrix.x4 of A (one per 16-row tile), 2 ldmatrix.x4 of B (two 8-column tiles each),
-/// (BM/32) x 4 mma.sync. The pipeline is v4's: kStages - 1 slices in flight.
+/// (BM/32) x 4 mma.sync. The pipeline is v04's: kStages - 1 slices in flight.
 // [kernel]
 template <int BM>
 __global__ void __launch_bounds__(kThreads, 3)
-    conv2d_v7_mma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+    conv2d_v07_mma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                        __nv_bfloat16* __restrict__ y) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using namespace tut::sm80;  // cp.async, ldmatrix, mma.sync (common/ampere_ptx.cuh)
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 3)
 }
 // [kernel]
 
-std::string supports_v7(const ConvShape& s) {
+std::string supports_v07(const ConvShape& s) {
   if (s.c % 8 != 0) return "needs C % 8 == 0 (16-byte copies of 8 channels)";
   return "";
 }
@@ -173,32 +173,32 @@ std::string supports_v7(const ConvShape& s) {
 namespace {
 
 template <int BM>
-void launch_v7(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+void launch_v07(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
                cudaStream_t stream) {
   constexpr int smem = kStages * (BM + BN) * BK * 2;
-  tut::allow_dynamic_smem(conv2d_v7_mma_bf16<BM>, smem);  // once per kernel, outside the timed runs
+  tut::allow_dynamic_smem(conv2d_v07_mma_bf16<BM>, smem);  // once per kernel, outside the timed runs
   const std::int64_t tiles_m = (s.n * s.p() * s.q() + BM - 1) / BM, tiles_n = (s.k + BN - 1) / BN;
-  if (tiles_m > INT_MAX || tiles_n > 65535) throw std::invalid_argument("v7_mma_bf16_nhwc: the grid is too large");
-  conv2d_v7_mma_bf16<BM><<<dim3(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n)), kThreads, smem,
+  if (tiles_m > INT_MAX || tiles_n > 65535) throw std::invalid_argument("v07_mma_bf16_nhwc: the grid is too large");
+  conv2d_v07_mma_bf16<BM><<<dim3(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n)), kThreads, smem,
                            stream>>>(dims_of(s), x, w, y);
   CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-/// @brief v7: implicit GEMM on the tensor cores (bf16).
+/// @brief v07: implicit GEMM on the tensor cores (bf16).
 ///
-/// **Idea.** v4's implicit GEMM, with the multiply-adds done by the tensor cores: one
+/// **Idea.** v04's implicit GEMM, with the multiply-adds done by the tensor cores: one
 /// `mma.sync.m16n8k16` multiplies a 16 x 16 bf16 tile of A by a 16 x 8 tile of B into 16 x 8
 /// fp32 accumulators, 4096 FLOPs per warp instruction where an FFMA does 64. The operands come
 /// from shared memory with `ldmatrix` (a warp loads four 8 x 8 bf16 matrices in the exact
 /// register layout mma expects); the tiles are stored with an XOR swizzle so those loads do not
-/// conflict. The loader is v4's implicit im2col with 16-byte cp.async, now of 8 bf16 channels
+/// conflict. The loader is v04's implicit im2col with 16-byte cp.async, now of 8 bf16 channels
 /// (C % 8 == 0), in a 4-stage pipeline.
 ///
-/// **Changed since v6.** Precision and instruction: bf16 inputs and outputs (half the bytes of
-/// fp32), fp32 accumulation on the tensor cores. Back to the plain implicit GEMM of v4 (no
-/// Winograd: v5 and v6 are the fp32 ladder's answer to cuDNN's fp32 Winograd; on tensor cores
+/// **Changed since v06.** Precision and instruction: bf16 inputs and outputs (half the bytes of
+/// fp32), fp32 accumulation on the tensor cores. Back to the plain implicit GEMM of v04 (no
+/// Winograd: v05 and v06 are the fp32 ladder's answer to cuDNN's fp32 Winograd; on tensor cores
 /// the multiply-adds are so cheap that the transforms would dominate). Blocks of 128 x 64
 /// outputs, or 64 x 64 when the 128-row tiles cannot give every SM three blocks.
 ///
@@ -209,39 +209,39 @@ void launch_v7(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 /// the instructions. Hopper's wgmma and TMA (with its im2col mode) would remove both, and are
 /// what cuDNN uses on this GPU.
 ///
-/// **Predicted.** 150-300 TFLOP/s on the 3x3 and 1x1 layers of 56x56 and 28x28: 5-8x v4, and
+/// **Predicted.** 150-300 TFLOP/s on the 3x3 and 1x1 layers of 56x56 and 28x28: 5-8x v04, and
 /// 0.5-0.8x cuDNN's bf16 (whose Hopper kernels use wgmma).
 ///
 /// **Measured (H100).** 164 TFLOP/s on N32 C64 56x56 (0.045 ms, **1.21x cuDNN's fastest bf16
 /// row**, 0.054 ms), 142 on 28x28 (2.06x), 67 on 14x14 (2.44x; 100 blocks) and 80 on the 1x1
-/// layer (3.98x), 2.8-6.3x v4. Since cuDNN's rows re-time every candidate of their search
+/// layer (3.98x), 2.8-6.3x v04. Since cuDNN's rows re-time every candidate of their search
 /// (commit 8c3570e2f833), the same speeds are 1.18x cuDNN on 56x56, 1.93x on 28x28, 1.96x on
 /// the 1x1 layer and 0.97x on 14x14 (cuDNN's NHWC IMPLICIT_PRECOMP_GEMM at 0.027 ms there). The
 /// prediction for cuDNN was wrong: through the legacy API (cudnnFindConvolutionForwardAlgorithmEx,
 /// cuDNN 9 from PyTorch's wheel) its fastest bf16 algorithms reach 41-139 TFLOP/s on the four
-/// layers v7 runs. Skipped (C % 8 != 0) on the stem and the 6-channel image.
+/// layers v07 runs. Skipped (C % 8 != 0) on the stem and the 6-channel image.
 /// Recorded run (H100, git 0b3832529293; cuDNN's fastest bf16 row in its fast mode): 0.0445 ms on N32 C64 56x56 (166.16
 /// TFLOP/s, 0.61x cuDNN's 0.0271 ms), 0.0253 ms on 28x28 (146.43, 0.63x), 0.0274 ms on 14x14 (67.53, 0.61x), 0.0401 ms
 /// on the 1x1 layer (81.91, 1.75x).
 ///
-/// **Recorded again (commit c36a0f9f2e57), and short on 56x56.** v7 ran as before (0.0449 ms on
+/// **Recorded again (commit c36a0f9f2e57), and short on 56x56.** v07 ran as before (0.0449 ms on
 /// 56x56, 0.0257 on 28x28), but cuDNN's NHWC IMPLICIT_PRECOMP_GEMM ran 56x56 in 0.0279 ms
 /// (265 TFLOP/s) where the run before had it at a median of 0.0532 ms with a minimum of 0.0284:
 /// the same algorithm, bimodal timings, and the fast mode is cuDNN's real speed (PyTorch's NHWC
-/// bf16 in the same call: 0.0290 ms). So v7 is at **0.62x cuDNN on 56x56** (target 0.8x), 1.05x
-/// on 28x28, 1.67x on 14x14 and 3.21x on the 1x1 layer. What is missing is v7's own speed: 165
+/// bf16 in the same call: 0.0290 ms). So v07 is at **0.62x cuDNN on 56x56** (target 0.8x), 1.05x
+/// on 28x28, 1.67x on 14x14 and 3.21x on the 1x1 layer. What is missing is v07's own speed: 165
 /// TFLOP/s with mma.sync, one fifth of the H100's dense bf16 peak; a wgmma step is next.
-void launch_conv2d_v7_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v07_mma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream) {
-  require_valid(s, "v7_mma_bf16_nhwc");
-  const std::string why = supports_v7(s);
-  if (!why.empty()) throw std::invalid_argument("v7_mma_bf16_nhwc: " + why);
-  require_16_byte_aligned(x, w, "v7_mma_bf16_nhwc");
+  require_valid(s, "v07_mma_bf16_nhwc");
+  const std::string why = supports_v07(s);
+  if (!why.empty()) throw std::invalid_argument("v07_mma_bf16_nhwc: " + why);
+  require_16_byte_aligned(x, w, "v07_mma_bf16_nhwc");
   const std::int64_t big_tiles = (s.n * s.p() * s.q() + 127) / 128 * ((s.k + BN - 1) / BN);
   if (big_tiles >= 3LL * sm_count()) {
-    launch_v7<128>(s, x, w, y, stream);
+    launch_v07<128>(s, x, w, y, stream);
   } else {
-    launch_v7<64>(s, x, w, y, stream);
+    launch_v07<64>(s, x, w, y, stream);
   }
 }
 

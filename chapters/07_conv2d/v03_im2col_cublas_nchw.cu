@@ -1,5 +1,5 @@
 /// @file
-/// @brief v3: explicit im2col (the patches written out as a matrix), then cuBLAS SGEMM (NCHW, fp32).
+/// @brief v03: explicit im2col (the patches written out as a matrix), then cuBLAS SGEMM (NCHW, fp32).
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@ namespace conv2d {
 
 namespace {
 
-/// The largest im2col matrix v3 allocates (it is 9x the input for 3x3 filters; 49x for 7x7).
+/// The largest im2col matrix v03 allocates (it is 9x the input for 3x3 filters; 49x for 7x7).
 constexpr double kMaxColBytes = 8.0 * 1024 * 1024 * 1024;
 
 /// The cuBLAS handle and the im2col workspace, created on first use (the untimed check run) and
@@ -47,7 +47,7 @@ Im2colState& state() {
 /// (0 in the padding): every input patch written out as a column. Grid-stride, 64-bit indices,
 /// consecutive threads on consecutive (p, q): the writes are coalesced, the reads follow a row.
 // [im2col]
-__global__ void conv2d_v3_im2col(Dims d, const float* __restrict__ x, float* __restrict__ col) {
+__global__ void conv2d_v03_im2col(Dims d, const float* __restrict__ x, float* __restrict__ col) {
   const std::int64_t pq = static_cast<std::int64_t>(d.p) * d.q, crs = static_cast<std::int64_t>(d.c) * d.r * d.s;
   const std::int64_t total = d.n * crs * pq;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -67,23 +67,23 @@ double im2col_bytes(const ConvShape& s) {
          static_cast<double>(s.q());
 }
 
-std::string supports_v3(const ConvShape& s) {
+std::string supports_v03(const ConvShape& s) {
   if (im2col_bytes(s) > kMaxColBytes) {
     return "the im2col matrix would take " + std::to_string(static_cast<long long>(im2col_bytes(s) / 1e9)) +
-           " GB (v3 allocates at most 8 GiB)";
+           " GB (v03 allocates at most 8 GiB)";
   }
   if (s.p() * s.q() > INT_MAX || s.reduction() > INT_MAX) return "cuBLAS takes int dimensions: P Q and C R S must be below 2^31";
   return "";
 }
 
-/// @brief v3: explicit im2col + cuBLAS SGEMM.
+/// @brief v03: explicit im2col + cuBLAS SGEMM.
 ///
 /// **Idea.** A convolution is a matrix product in disguise. Write every input window out as a
 /// column (im2col): for image n, a (C R S) x (P Q) matrix whose column (p, q) holds the C R S
 /// inputs that output (p, q) multiplies. Then y[n] (K x P Q) = W (K x C R S) col[n], one GEMM
 /// per image, and the GEMM is cuBLAS's: the fastest SGEMM we have (chapter 06).
 ///
-/// **Changed since v2.** No hand-written convolution at all: one kernel that copies, and
+/// **Changed since v02.** No hand-written convolution at all: one kernel that copies, and
 /// cublasSgemmStridedBatched (a batch of N GEMMs sharing W, in cuBLAS's column-major terms
 /// y[n]^T (P Q x K) = col[n]^T (P Q x C R S) W^T (C R S x K): no transposes needed).
 ///
@@ -94,28 +94,28 @@ std::string supports_v3(const ConvShape& s) {
 /// (64 columns).
 ///
 /// **Predicted.** The GEMM part near 70-90% of cuBLAS SGEMM's rate, the whole step 40-60% of it
-/// with the copy; faster than v2 on the many-channel layers, slower on the 6-channel image (a
+/// with the copy; faster than v02 on the many-channel layers, slower on the 6-channel image (a
 /// 216-long reduction and K = 6 make a thin GEMM).
 ///
-/// **Measured (H100).** 9.6 TFLOP/s on N32 C64 56x56 (0.62x v2: the 220 MiB matrix costs as
-/// much as the GEMM), 14.7 on 28x28 and 14.4 on 14x14 (1.4x and 5.9x v2: here the matrix is
+/// **Measured (H100).** 9.6 TFLOP/s on N32 C64 56x56 (0.62x v02: the 220 MiB matrix costs as
+/// much as the GEMM), 14.7 on 28x28 and 14.4 on 14x14 (1.4x and 5.9x v02: here the matrix is
 /// 55 and 14 MiB and mostly stays in L2), 9.4 on the 1x1 layer (im2col is a 98 MiB copy), and
 /// 0.92 on the 6-channel image (a 319 MiB matrix, 35x the input, for a GEMM of K = 6).
 /// Recorded run (H100, git 0b3832529293): 0.7692 ms on N32 C64 56x56 (9.62 TFLOP/s), 0.2500 ms on 28x28 (14.79), 0.1281
 /// ms on 14x14 (14.44), 0.3495 ms on the 1x1 layer (9.41), 1.0853 ms on the 6-channel image (0.92).
-void launch_conv2d_v3_im2col_cublas(const ConvShape& s, const float* x, const float* w, float* y,
+void launch_conv2d_v03_im2col_cublas(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream) {
-  require_valid(s, "v3_im2col_cublas_nchw");
-  const std::string why = supports_v3(s);
-  if (!why.empty()) throw std::invalid_argument("v3_im2col_cublas_nchw: " + why);
+  require_valid(s, "v03_im2col_cublas_nchw");
+  const std::string why = supports_v03(s);
+  if (!why.empty()) throw std::invalid_argument("v03_im2col_cublas_nchw: " + why);
   Im2colState& st = state();
   const std::size_t elems = static_cast<std::size_t>(im2col_bytes(s) / 4.0);
   if (st.col.size() < elems) {  // grows on the untimed first run of a shape; never inside timing
     st.col = tut::DeviceBuffer<float>();
     st.col = tut::DeviceBuffer<float>(elems);
   }
-  const unsigned blocks = tut::grid_stride_blocks(conv2d_v3_im2col, static_cast<std::int64_t>(elems), 256, 256);
-  conv2d_v3_im2col<<<blocks, 256, 0, stream>>>(dims_of(s), x, st.col.data());
+  const unsigned blocks = tut::grid_stride_blocks(conv2d_v03_im2col, static_cast<std::int64_t>(elems), 256, 256);
+  conv2d_v03_im2col<<<blocks, 256, 0, stream>>>(dims_of(s), x, st.col.data());
   CUDA_CHECK_LAUNCH();
 
 // [gemm]

@@ -1,6 +1,6 @@
 /// @file
-/// @brief v8: v7's implicit GEMM with Hopper's warpgroup MMA (wgmma, sm_90a) reading both
-/// operands straight from 128-byte-swizzled shared memory, fed by v7's 4-stage cp.async pipeline
+/// @brief v08: v07's implicit GEMM with Hopper's warpgroup MMA (wgmma, sm_90a) reading both
+/// operands straight from 128-byte-swizzled shared memory, fed by v07's 4-stage cp.async pipeline
 /// (NHWC, KRSC, bf16 in, fp32 accumulate, bf16 out; C % 64 == 0).
 #include <climits>
 #include <cstdint>
@@ -34,11 +34,11 @@ static_assert(kRowBytes == 128, "the rows are those of swizzle128() (conv2d_devi
 ///     stage        A: BM rows x 128 B | B: 64 rows x 128 B, both 128-byte swizzled   (kStages of them)
 ///     warpgroup g  rows [64 g, 64 g + 64) of the block tile: 4 wgmma m64n64k16 per slice
 ///
-/// The pipeline is v7's: kStages - 1 slices in flight; the only new thing is who reads the tiles.
+/// The pipeline is v07's: kStages - 1 slices in flight; the only new thing is who reads the tiles.
 // [kernel]
 template <int kGroups>
 __global__ void __launch_bounds__(128 * kGroups, kGroups == 2 ? 2 : 3)
-    conv2d_v8_wgmma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+    conv2d_v08_wgmma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                          __nv_bfloat16* __restrict__ y) {
 #if TUT_SM90A
   using namespace tut::sm90;
@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(128 * kGroups, kGroups == 2 ? 2 : 3)
   constexpr int kABytes = BM * kRowBytes, kStageBytes = kABytes + kBN * kRowBytes;
   constexpr int kRowsPerPass = kThreads / 8;  // 8 threads copy one 128-byte row (8 chunks of 16 B)
   constexpr int kARows = BM / kRowsPerPass, kBRows = kBN / kRowsPerPass;  // rows per thread: 4 and 4 / kGroups
-  static_assert(kRowsPerPass % 8 == 0, "v8: a thread's rows must share their swizzle (row % 8)");
+  static_assert(kRowsPerPass % 8 == 0, "v08: a thread's rows must share their swizzle (row % 8)");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = align_1024(smem_raw);  // kStages x [ A (BM x 128 B) | B (64 x 128 B) ], swizzled
   const int t = threadIdx.x, group = t / 128, warp = t / 32 % 4, lane = t % 32;
@@ -150,12 +150,12 @@ __global__ void __launch_bounds__(128 * kGroups, kGroups == 2 ? 2 : 3)
   }
 #else
   (void)d, (void)x, (void)w, (void)y;
-  __trap();  // wgmma needs sm_90a: supports_v8() keeps the runner from launching this elsewhere
+  __trap();  // wgmma needs sm_90a: supports_v08() keeps the runner from launching this elsewhere
 #endif
 }
 // [kernel]
 
-std::string supports_v8(const ConvShape& s) {
+std::string supports_v08(const ConvShape& s) {
   if (s.c % 64 != 0) return "needs C % 64 == 0 (a slice is 64 channels of one filter tap: one 128-byte row)";
   return tut::sm90::unavailable();
 }
@@ -163,21 +163,21 @@ std::string supports_v8(const ConvShape& s) {
 namespace {
 
 template <int kGroups>
-void launch_v8(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+void launch_v08(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
                cudaStream_t stream) {
   constexpr int BM = 64 * kGroups;
   constexpr int smem = 1024 + kStages * (BM + kBN) * kRowBytes;  // + 1024: room to align the tiles
-  tut::allow_dynamic_smem(conv2d_v8_wgmma_bf16<kGroups>, smem);  // once per kernel, outside the timed runs
+  tut::allow_dynamic_smem(conv2d_v08_wgmma_bf16<kGroups>, smem);  // once per kernel, outside the timed runs
   const std::int64_t tiles_m = (s.n * s.p() * s.q() + BM - 1) / BM, tiles_n = (s.k + kBN - 1) / kBN;
-  if (tiles_m > INT_MAX || tiles_n > 65535) throw std::invalid_argument("v8_wgmma_bf16_nhwc: the grid is too large");
-  conv2d_v8_wgmma_bf16<kGroups><<<dim3(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n)),
+  if (tiles_m > INT_MAX || tiles_n > 65535) throw std::invalid_argument("v08_wgmma_bf16_nhwc: the grid is too large");
+  conv2d_v08_wgmma_bf16<kGroups><<<dim3(static_cast<unsigned>(tiles_m), static_cast<unsigned>(tiles_n)),
                                   128 * kGroups, smem, stream>>>(dims_of(s), x, w, y);
   CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-/// @brief v8: implicit GEMM with Hopper's wgmma (bf16, sm_90a).
+/// @brief v08: implicit GEMM with Hopper's wgmma (bf16, sm_90a).
 ///
 /// **Idea.** Hopper's tensor cores are fed by a warpgroup instruction: `wgmma.mma_async`
 /// multiplies a 64 x 16 tile of A by a 16 x 64 tile of B (m64n64k16: 131072 FLOPs, 32 times an
@@ -186,15 +186,15 @@ void launch_v8(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 /// operand registers: the warps only issue, commit and wait. The tiles must be stored in a
 /// layout the descriptor names: rows of 128 bytes with the 128-byte swizzle (16-byte chunk j of
 /// row r at chunk j ^ (r % 8)), which is why a slice is 64 bf16 channels of one filter tap and
-/// v8 needs C % 64 == 0 (the stem and the 6-channel image are skipped with that reason).
+/// v08 needs C % 64 == 0 (the stem and the 6-channel image are skipped with that reason).
 ///
-/// **Changed since v7.** The multiply: 4 wgmma m64n64k16 per warpgroup and 64-wide slice where
-/// v7 had 12 ldmatrix.x4 and 32 mma.sync per warp and 32-wide slice. Around it, what wgmma needs:
-/// slices of 64 channels in the 128-byte swizzle (v7: 32 channels in its own 64-byte swizzle),
+/// **Changed since v07.** The multiply: 4 wgmma m64n64k16 per warpgroup and 64-wide slice where
+/// v07 had 12 ldmatrix.x4 and 32 mma.sync per warp and 32-wide slice. Around it, what wgmma needs:
+/// slices of 64 channels in the 128-byte swizzle (v07: 32 channels in its own 64-byte swizzle),
 /// tiles 1024-byte aligned, a `fence.proxy.async` after each thread's cp.async have landed
 /// (cp.async writes through the generic proxy, wgmma reads through the async one), and
 /// warpgroups: blocks of 2 warpgroups (128 x 64 outputs) where that gives every SM two blocks,
-/// else of one (64 x 64). The loader and the 4-stage cp.async pipeline are v7's.
+/// else of one (64 x 64). The loader and the 4-stage cp.async pipeline are v07's.
 ///
 /// **What is still wrong.** Each warpgroup waits for its wgmma before the next barrier (a
 /// second stage of wgmma in flight would overlap them with the next slice's wait); the loads
@@ -203,37 +203,37 @@ void launch_v8(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* 
 /// 131072 FLOPs, at the limit of shared-memory bandwidth (n = 128 would read a quarter less, but
 /// K = 64 on the 56x56 layer); the epilogue still writes 4-byte pairs from the accumulators.
 ///
-/// **Predicted.** v7 (165 TFLOP/s on 56x56) is bound by latency and instruction issue, not by
+/// **Predicted.** v07 (165 TFLOP/s on 56x56) is bound by latency and instruction issue, not by
 /// the tensor cores (the layer's 7.4 GFLOP take 7.5 us at the H100's dense bf16 rate) nor yet by
 /// bytes (its 173 MB of tile loads from L2, 128-row tiles of A and 64 filters per block, took
-/// 0.045 ms: 3.9 TB/s). For a 128 x 64 tile and 64 reduction positions v7's warps issue 352
-/// ldmatrix and mma.sync, v8's 32 wgmma, and a barrier comes every 64 positions instead of
+/// 0.045 ms: 3.9 TB/s). For a 128 x 64 tile and 64 reduction positions v07's warps issue 352
+/// ldmatrix and mma.sync, v08's 32 wgmma, and a barrier comes every 64 positions instead of
 /// every 32: the loader and the barriers are what is left. Prediction: 0.026-0.035 ms on N32 C64
 /// 56x56 (210-285 TFLOP/s, 0.8-1.07x cuDNN's 0.028 ms), the slow end if the same 173 MB from
 /// L2 (5-6.5 TB/s at those times) become the limit; 0.017-0.024 ms on N16 C128 28x28 (one wave
 /// of 392 one-warpgroup blocks, 18 slices each; 1.1-1.5x cuDNN's 0.027 ms); on the 1x1 layer
-/// (4 slices per block: prologue and epilogue dominate) about v7's 0.041 ms.
+/// (4 slices per block: prologue and epilogue dominate) about v07's 0.041 ms.
 ///
 /// **Measured (H100, recorded table, commit dd1dfd4ebd4e).** 0.0426 ms on 56x56 (174 TFLOP/s,
-/// 1.06x v7: the prediction missed), 0.0217 on 28x28, 0.0206 on 14x14, 0.0385 on the 1x1 layer;
+/// 1.06x v07: the prediction missed), 0.0217 on 28x28, 0.0206 on 14x14, 0.0385 on the 1x1 layer;
 /// correct at its first run. ncu on 56x56: 17.1 million warp instructions and the tensor pipe
 /// busy 21% of the time, where cuDNN's sm90 kernel issues the same 225,792 wgmma with 7.4
 /// million and keeps it busy 37%. A variant that waited for all its copies every slice was only
 /// 3% slower, one without the proxy fence no faster: not memory, not the fence, but the integer
-/// work of warps that copy and multiply. v9 cuts it.
-/// Recorded run (H100, git 0b3832529293): 0.0417 ms on N32 C64 56x56 (177.44 TFLOP/s, 1.07x v7, 0.65x cuDNN's fastest
+/// work of warps that copy and multiply. v09 cuts it.
+/// Recorded run (H100, git 0b3832529293): 0.0417 ms on N32 C64 56x56 (177.44 TFLOP/s, 1.07x v07, 0.65x cuDNN's fastest
 /// bf16 row, 0.0271 ms), 0.0211 ms on 28x28 (0.75x), 0.0199 ms on 14x14 (0.83x), 0.0382 ms on the 1x1 layer (1.84x).
-void launch_conv2d_v8_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v08_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                  __nv_bfloat16* y, cudaStream_t stream) {
-  require_valid(s, "v8_wgmma_bf16_nhwc");
-  const std::string why = supports_v8(s);
-  if (!why.empty()) throw std::invalid_argument("v8_wgmma_bf16_nhwc: " + why);
-  require_16_byte_aligned(x, w, "v8_wgmma_bf16_nhwc");
+  require_valid(s, "v08_wgmma_bf16_nhwc");
+  const std::string why = supports_v08(s);
+  if (!why.empty()) throw std::invalid_argument("v08_wgmma_bf16_nhwc: " + why);
+  require_16_byte_aligned(x, w, "v08_wgmma_bf16_nhwc");
   const std::int64_t big_tiles = (s.n * s.p() * s.q() + 127) / 128 * ((s.k + kBN - 1) / kBN);
   if (big_tiles >= 2LL * sm_count()) {
-    launch_v8<2>(s, x, w, y, stream);  // 128 x 64 tiles, 2 blocks of 256 threads per SM
+    launch_v08<2>(s, x, w, y, stream);  // 128 x 64 tiles, 2 blocks of 256 threads per SM
   } else {
-    launch_v8<1>(s, x, w, y, stream);  // 64 x 64 tiles, 3 blocks of 128 threads per SM
+    launch_v08<1>(s, x, w, y, stream);  // 64 x 64 tiles, 3 blocks of 128 threads per SM
   }
 }
 

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v2: register blocking, 8 output channels x 8 outputs of a row per thread, from shared
+/// @brief v02: register blocking, 8 output channels x 8 outputs of a row per thread, from shared
 /// input and filter tiles (NCHW, fp32).
 #include <algorithm>
 #include <string>
@@ -81,7 +81,7 @@ __device__ __forceinline__ void accumulate_tap(float (&acc)[KT][QT], const float
 /// so each input value in registers serves up to 8 x S multiply-adds and each filter value 8.
 // [kernel]
 template <int SW>
-__global__ void __launch_bounds__(kThreads, 2) conv2d_v2_register_tile(Dims d, Geometry g, bool vec_store,
+__global__ void __launch_bounds__(kThreads, 2) conv2d_v02_register_tile(Dims d, Geometry g, bool vec_store,
                                                                        const float* __restrict__ x,
                                                                        const float* __restrict__ w,
                                                                        float* __restrict__ y) {
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kThreads, 2) conv2d_v2_register_tile(Dims d, G
 }
 // [kernel]
 
-std::string supports_v2(const ConvShape& s) {
+std::string supports_v02(const ConvShape& s) {
   const Geometry g = geometry(s);
   if (g.cb < 1) {
     return "one channel of the input and filter tiles needs more than 48 KiB of shared memory (filter or stride too "
@@ -179,16 +179,16 @@ std::string supports_v2(const ConvShape& s) {
   return "";
 }
 
-/// @brief v2: register blocking.
+/// @brief v02: register blocking.
 ///
-/// **Idea.** In v1 every multiply-add costs two shared-memory loads. A thread that computes
+/// **Idea.** In v01 every multiply-add costs two shared-memory loads. A thread that computes
 /// several outputs can reuse what it loaded: here 8 output channels times 8 neighbouring outputs
 /// of a row (64 accumulators). For one input row of the window it loads the row segment once
 /// (8 + S - 1 values with stride 1) into registers and, per tap s, the 8 channels' taps as two
 /// float4 broadcasts; that feeds 64 FFMAs per tap. For a 3x3 filter: 10 + 6 loads for 192 FFMAs
-/// per row, against 384 loads in v1.
+/// per row, against 384 loads in v01.
 ///
-/// **Changed since v1.** One thread computes 64 outputs instead of 1; a block covers up to 64
+/// **Changed since v01.** One thread computes 64 outputs instead of 1; a block covers up to 64
 /// output channels (so the input tile is staged once for all of them, not once per channel);
 /// the filter tile is stored tap-major with the channels contiguous (float4 reads); up to 8
 /// input channels per barrier. The register window is unrolled for strides 1 and 2 and filters
@@ -199,21 +199,21 @@ std::string supports_v2(const ConvShape& s) {
 /// channels per thread). The shared loads of the input rows are 2-way bank conflicted for some
 /// tile widths. The loads are synchronous: every chunk stalls on its barrier.
 ///
-/// **Predicted.** 3-5x v1 on the 3x3 layers of 56x56 and the 6-channel image (FFMA-bound loops,
+/// **Predicted.** 3-5x v01 on the 3x3 layers of 56x56 and the 6-channel image (FFMA-bound loops,
 /// 40-60% of the FMA peak), much less on 14x14 (few blocks).
 ///
-/// **Measured (H100).** 15.4 TFLOP/s on N32 C64 56x56 (9.3x v1, 7.2x v0; 23% of the ~67
+/// **Measured (H100).** 15.4 TFLOP/s on N32 C64 56x56 (9.3x v01, 7.2x v00; 23% of the ~67
 /// TFLOP/s fp32 peak), 10.2 on 28x28, but 2.5 on 14x14 (32 blocks for 132 SMs, as feared).
 /// On the 6-channel image 9.7 TFLOP/s, 0.104 ms: **2.40x cuDNN's fastest fp32 row** (0.248 ms),
 /// the best version there. 10.2 on the stride-2 stem (register window, SW = 2).
 /// Recorded run (H100, git 0b3832529293): 0.4800 ms on N32 C64 56x56 (15.41 TFLOP/s), 0.3604 ms on 28x28 (10.26),
 /// 0.7513 ms on 14x14 (2.46), 0.1851 ms on the stem (10.2), and 0.1026 ms on the 6-channel image (9.77 TFLOP/s, 2.42x
 /// cuDNN's fastest fp32 row, 0.2479 ms).
-void launch_conv2d_v2_register_tile(const ConvShape& s, const float* x, const float* w, float* y,
+void launch_conv2d_v02_register_tile(const ConvShape& s, const float* x, const float* w, float* y,
                                     cudaStream_t stream) {
-  require_valid(s, "v2_register_tile_nchw");
-  const std::string why = supports_v2(s);
-  if (!why.empty()) throw std::invalid_argument("v2_register_tile_nchw: " + why);
+  require_valid(s, "v02_register_tile_nchw");
+  const std::string why = supports_v02(s);
+  if (!why.empty()) throw std::invalid_argument("v02_register_tile_nchw: " + why);
   const Geometry g = geometry(s);
   const std::size_t smem = 4 * static_cast<std::size_t>(g.cb) * (static_cast<std::size_t>(g.in_rows) * g.pitch +
                                                                   s.r * s.s * g.kg * KT);
@@ -222,11 +222,11 @@ void launch_conv2d_v2_register_tile(const ConvShape& s, const float* x, const fl
   const bool vec_store = s.q() % 4 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
   const Dims d = dims_of(s);
   if (s.s <= kMaxS && s.stride_w == 1) {
-    conv2d_v2_register_tile<1><<<grid, kThreads, smem, stream>>>(d, g, vec_store, x, w, y);
+    conv2d_v02_register_tile<1><<<grid, kThreads, smem, stream>>>(d, g, vec_store, x, w, y);
   } else if (s.s <= kMaxS && s.stride_w == 2) {
-    conv2d_v2_register_tile<2><<<grid, kThreads, smem, stream>>>(d, g, vec_store, x, w, y);
+    conv2d_v02_register_tile<2><<<grid, kThreads, smem, stream>>>(d, g, vec_store, x, w, y);
   } else {
-    conv2d_v2_register_tile<0><<<grid, kThreads, smem, stream>>>(d, g, vec_store, x, w, y);
+    conv2d_v02_register_tile<0><<<grid, kThreads, smem, stream>>>(d, g, vec_store, x, w, y);
   }
   CUDA_CHECK_LAUNCH();
 }

@@ -1,6 +1,6 @@
 /// @file
-/// @brief v5: Winograd F(2x2, 3x3) (NHWC, KRSC, fp32): transform the filter and the input tiles,
-/// run v4's kernel as 16 batched 1x1 convolutions in the Winograd domain, transform back.
+/// @brief v05: Winograd F(2x2, 3x3) (NHWC, KRSC, fp32): transform the filter and the input tiles,
+/// run v04's kernel as 16 batched 1x1 convolutions in the Winograd domain, transform back.
 #include <string>
 
 #include "common/check.hpp"
@@ -14,7 +14,7 @@ namespace conv2d {
 
 namespace {
 
-/// The largest transformed input + output v5 allocates.
+/// The largest transformed input + output v05 allocates.
 constexpr double kMaxWinogradBytes = 8.0 * 1024 * 1024 * 1024;
 
 /// The transformed tensors, kept between runs (they only grow; allocated on the untimed first
@@ -43,7 +43,7 @@ std::int64_t tile_count(const ConvShape& s) { return s.n * tiles_h(s) * tiles_w(
 
 /// @brief U[xi][k][c] = (G g G^T)[xi] for the 3x3 filter g = w[k, :, :, c] (KRSC): one thread per
 /// (k, c), consecutive threads on consecutive c (coalesced reads and writes).
-__global__ void conv2d_v5_filter_transform(int k_count, int c_count, const float* __restrict__ w,
+__global__ void conv2d_v05_filter_transform(int k_count, int c_count, const float* __restrict__ w,
                                            float* __restrict__ u) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t kc = static_cast<std::int64_t>(k_count) * c_count;
@@ -59,7 +59,7 @@ __global__ void conv2d_v5_filter_transform(int k_count, int c_count, const float
 
 /// @brief V[xi][t][c] = (B^T d B)[xi] for the 4x4 input tile d under output tile t = (n, th, tw)
 /// (zeros outside the image): one thread per (t, c), consecutive threads on consecutive c.
-__global__ void conv2d_v5_input_transform(Dims d, int tiles_h, int tiles_w, const float* __restrict__ x,
+__global__ void conv2d_v05_input_transform(Dims d, int tiles_h, int tiles_w, const float* __restrict__ x,
                                           float* __restrict__ v) {
   const std::int64_t tiles = static_cast<std::int64_t>(d.n) * tiles_h * tiles_w, tc = tiles * d.c;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -86,7 +86,7 @@ __global__ void conv2d_v5_input_transform(Dims d, int tiles_h, int tiles_w, cons
 /// @brief y[n, 2 th + i, 2 tw + j, k] = (A^T m A)[i][j] from the 16 sums m[xi] = M[xi][t][k] of
 /// tile t: one thread per (t, k), consecutive threads on consecutive k. Outputs past P or Q (odd
 /// sizes) are not written.
-__global__ void conv2d_v5_output_transform(Dims d, int tiles_h, int tiles_w, const float* __restrict__ m,
+__global__ void conv2d_v05_output_transform(Dims d, int tiles_h, int tiles_w, const float* __restrict__ m,
                                            float* __restrict__ y) {
   const std::int64_t tiles = static_cast<std::int64_t>(d.n) * tiles_h * tiles_w, tk = tiles * d.k;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -112,54 +112,54 @@ double winograd_bytes(const ConvShape& s) {
   return 4.0 * 16.0 * static_cast<double>(tile_count(s)) * static_cast<double>(s.c + s.k);
 }
 
-std::string supports_v5(const ConvShape& s) {
+std::string supports_v05(const ConvShape& s) {
   if (s.r != 3 || s.s != 3) return "Winograd F(2x2,3x3) is for 3x3 filters";
   if (s.stride_h != 1 || s.stride_w != 1) return "Winograd F(2x2,3x3) is for stride 1";
   if (winograd_bytes(s) > kMaxWinogradBytes) {
     return "the transformed input and output would take " + std::to_string(static_cast<long long>(winograd_bytes(s) / 1e9)) +
-           " GB (v5 allocates at most 8 GiB)";
+           " GB (v05 allocates at most 8 GiB)";
   }
   if (tile_count(s) > 2147483647) return "more than 2^31 - 1 output tiles";
   return "";
 }
 
-/// @brief v5: Winograd F(2x2, 3x3), the "change the maths" step.
+/// @brief v05: Winograd F(2x2, 3x3), the "change the maths" step.
 ///
 /// **Idea.** A 2x2 tile of outputs of a 3x3 filter needs 36 multiplications per channel directly,
 /// but only 16 in the Winograd domain (Lavin and Gray, 2016): transform the 4x4 input tile
 /// (V = B^T d B, additions only) and the filter (U = G g G^T), multiply elementwise, transform
 /// back (Y = A^T M A). Summed over the C channels, the elementwise products of each of the 16
 /// positions xi form a matrix product: M[xi] (tiles x K) = V[xi] (tiles x C) U[xi]^T, which is a
-/// 1x1 convolution of T = N P Q / 4 "pixels". So v5 is three small kernels around v4's: filter
-/// transform, input transform, v4's implicit GEMM run once over a batch of 16 such 1x1
+/// 1x1 convolution of T = N P Q / 4 "pixels". So v05 is three small kernels around v04's: filter
+/// transform, input transform, v04's implicit GEMM run once over a batch of 16 such 1x1
 /// convolutions, output transform. 2.25x fewer FLOPs; the table credits the direct count, so the
 /// gain shows as TFLOP/s above the FFMA roof.
 ///
-/// **Changed since v4.** The maths: 16/36 of the multiply-adds. v4's kernel is untouched; it now
+/// **Changed since v04.** The maths: 16/36 of the multiply-adds. v04's kernel is untouched; it now
 /// multiplies transformed tiles. All three transforms are part of the timed run.
 ///
 /// **What is still wrong.** The transformed input and the products are materialized: V and M
 /// each hold 16 values per 2x2 tile and channel, 4x the input (and the output). For
 /// N32 C64 56x56 that is 2 x 103 MB written and read back, more than L2 holds: on that layer the
 /// traffic eats most of the 2.25x. Layers whose V and M stay in L2 (28x28, 14x14) keep more of
-/// it. v6 fuses the phases (transforms in registers and shared memory, the 16 GEMMs in
+/// it. v06 fuses the phases (transforms in registers and shared memory, the 16 GEMMs in
 /// registers), so that neither V nor M exists in global memory. And the accuracy: three more roundings of sums whose
 /// terms are larger than the result (the output transform cancels); see the tolerances.
 ///
-/// **Predicted.** 1.3-1.8x v4 on 28x28 and 14x14 (the GEMM work drops 2.25x, transforms in L2),
-/// about even with v4 on 56x56. Relative error 2-5x the direct versions'.
+/// **Predicted.** 1.3-1.8x v04 on 28x28 and 14x14 (the GEMM work drops 2.25x, transforms in L2),
+/// about even with v04 on 56x56. Relative error 2-5x the direct versions'.
 ///
-/// **Measured (H100).** 34.6 TFLOP/s (direct-count) on 28x28, 1.53x v4; 27.1 on 14x14, 1.14x
-/// v4 and 1.00x cuDNN (whose fastest row there is also a non-fused Winograd); 26.3 on 56x56,
-/// 0.89x v4: the 2 x 103 MB of V and M are slower than the multiply-adds they save. The
+/// **Measured (H100).** 34.6 TFLOP/s (direct-count) on 28x28, 1.53x v04; 27.1 on 14x14, 1.14x
+/// v04 and 1.00x cuDNN (whose fastest row there is also a non-fused Winograd); 26.3 on 56x56,
+/// 0.89x v04: the 2 x 103 MB of V and M are slower than the multiply-adds they save. The
 /// accuracy cost did not show at these depths: relative errors 2.6e-7 to 3.6e-7 against 2.7e-7
-/// to 4.1e-7 for v4 on the same data (cuDNN's Winograd rows: 2.0e-6 to 3.4e-6).
-/// Recorded run (H100, git 0b3832529293): 0.2802 ms on N32 C64 56x56 (26.41 TFLOP/s, 0.89x v4), 0.1063 ms on 28x28
-/// (34.81, 1.54x v4), 0.0680 ms on 14x14 (27.22, 1.15x v4, 0.91x cuDNN's fastest fp32 row).
-void launch_conv2d_v5_winograd(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
-  require_valid(s, "v5_winograd_nhwc");
-  const std::string why = supports_v5(s);
-  if (!why.empty()) throw std::invalid_argument("v5_winograd_nhwc: " + why);
+/// to 4.1e-7 for v04 on the same data (cuDNN's Winograd rows: 2.0e-6 to 3.4e-6).
+/// Recorded run (H100, git 0b3832529293): 0.2802 ms on N32 C64 56x56 (26.41 TFLOP/s, 0.89x v04), 0.1063 ms on 28x28
+/// (34.81, 1.54x v04), 0.0680 ms on 14x14 (27.22, 1.15x v04, 0.91x cuDNN's fastest fp32 row).
+void launch_conv2d_v05_winograd(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
+  require_valid(s, "v05_winograd_nhwc");
+  const std::string why = supports_v05(s);
+  if (!why.empty()) throw std::invalid_argument("v05_winograd_nhwc: " + why);
   const std::int64_t tiles = tile_count(s);
   Workspace& ws = workspace();  // grows on the untimed first run of a shape
   reserve(ws.u, static_cast<std::size_t>(16 * s.k * s.c));
@@ -169,9 +169,9 @@ void launch_conv2d_v5_winograd(const ConvShape& s, const float* x, const float* 
   const int th = static_cast<int>(tiles_h(s)), tw = static_cast<int>(tiles_w(s));
 
 // [pipeline]
-  conv2d_v5_filter_transform<<<tut::blocks_for(s.k * s.c, 256), 256, 0, stream>>>(d.k, d.c, w, ws.u.data());
+  conv2d_v05_filter_transform<<<tut::blocks_for(s.k * s.c, 256), 256, 0, stream>>>(d.k, d.c, w, ws.u.data());
   CUDA_CHECK_LAUNCH();
-  conv2d_v5_input_transform<<<tut::grid_stride_blocks(conv2d_v5_input_transform, tiles * s.c, 256, 1), 256, 0,
+  conv2d_v05_input_transform<<<tut::grid_stride_blocks(conv2d_v05_input_transform, tiles * s.c, 256, 1), 256, 0,
                               stream>>>(d, th, tw, x, ws.v.data());
   CUDA_CHECK_LAUNCH();
   // 16 independent 1x1 convolutions: "image" of 1 x T pixels with C channels, K filters.
@@ -184,7 +184,7 @@ void launch_conv2d_v5_winograd(const ConvShape& s, const float* x, const float* 
     launch_implicit_gemm<WideTiles>(gemm, 16, tiles * s.c, s.k * s.c, tiles * s.k, ws.v.data(), ws.u.data(),
                                     ws.m.data(), stream);
   }
-  conv2d_v5_output_transform<<<tut::grid_stride_blocks(conv2d_v5_output_transform, tiles * s.k, 256, 1), 256, 0,
+  conv2d_v05_output_transform<<<tut::grid_stride_blocks(conv2d_v05_output_transform, tiles * s.k, 256, 1), 256, 0,
                                stream>>>(d, th, tw, ws.m.data(), y);
   CUDA_CHECK_LAUNCH();
 // [pipeline]

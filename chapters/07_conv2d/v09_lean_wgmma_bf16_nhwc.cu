@@ -1,5 +1,5 @@
 /// @file
-/// @brief v9: v8's wgmma implicit GEMM with less integer work around it: a loader with one
+/// @brief v09: v08's wgmma implicit GEMM with less integer work around it: a loader with one
 /// corner pointer per row and one offset per slice, descriptors built once, 32-bit divisions in
 /// the tile setup, and a persistent grid whose slices run on from one tile into the next (NHWC,
 /// KRSC, bf16 in, fp32 accumulate, bf16 out; C % 64 == 0, sm_90a).
@@ -48,7 +48,7 @@ static_assert(kRowsPerPass % 8 == 0, "a thread's rows must share their swizzle (
 ///              rows, tap = (r W + s) C + c0: the address of row i is corner[i] + tap
 // [kernel]
 __global__ void __launch_bounds__(kThreads)
-    conv2d_v9_lean_wgmma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+    conv2d_v09_lean_wgmma_bf16(Dims d, const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                               __nv_bfloat16* __restrict__ y) {
 #if TUT_SM90A
   using namespace tut::sm90;
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(kThreads)
     if (i < steps) issue(i);
     cp_async_commit();
   }
-  // K-major operands, 128-byte swizzle (as in v8); built once: a stage is kStageBytes / 16 further
+  // K-major operands, 128-byte swizzle (as in v08); built once: a stage is kStageBytes / 16 further
   // in the address field, a k16 step 32 / 16 = 2.
   const std::uint64_t desc_a = smem_desc(smem, 16, 1024), desc_b = smem_desc(smem + kABytes, 16, 1024);
   float acc[32];  // the warpgroup's 64 x 64 accumulators (layout: common/hopper_ptx.cuh)
@@ -181,23 +181,23 @@ __global__ void __launch_bounds__(kThreads)
   cp_async_wait<0>();
 #else
   (void)d, (void)x, (void)w, (void)y;
-  __trap();  // wgmma needs sm_90a: supports_v8() keeps the runner from launching this elsewhere
+  __trap();  // wgmma needs sm_90a: supports_v08() keeps the runner from launching this elsewhere
 #endif
 }
 // [kernel]
 
-/// @brief v9: v8 with less integer work per slice and per tile (bf16, sm_90a).
+/// @brief v09: v08 with less integer work per slice and per tile (bf16, sm_90a).
 ///
-/// **Idea.** Count instructions, not only bytes and FLOPs. ncu on the 56x56 layer: v8 executed
+/// **Idea.** Count instructions, not only bytes and FLOPs. ncu on the 56x56 layer: v08 executed
 /// 17.6 million warp instructions, cuDNN's kernel (`sm90_xmma_fprop_implicit_gemm_..._tilesize
 /// 64x64x64_warpgroupsize1x1x1`) 7.4 million for the same 225,792 wgmma, and its tensor pipe was
-/// busy 37% of the time against v8's 20%. v8's warps issue the loads *and* the wgmma, so every
+/// busy 37% of the time against v08's 20%. v08's warps issue the loads *and* the wgmma, so every
 /// integer instruction of the loader, the setup and the epilogue is time the tensor cores wait.
-/// Where v8 spent them, per thread: four 64-bit divisions per row at the start of every tile
+/// Where v08 spent them, per thread: four 64-bit divisions per row at the start of every tile
 /// (a 64-bit division is a call of dozens of instructions), a 64-bit (h W + w) C + c per row and
 /// slice, and the descriptors rebuilt for every k16 step.
 ///
-/// **Changed since v8.** (1) The loader keeps one pointer per row, to its window's tap (0, 0),
+/// **Changed since v08.** (1) The loader keeps one pointer per row, to its window's tap (0, 0),
 /// and adds an offset that is the same for all rows of a slice, (r W + s) C + c0: per row and
 /// slice, two compares and one add. (2) The descriptors are built once; a stage and a k16 step
 /// are constants added to them. (3) The tile setup divides in 32 bits when N P Q fits. (4) The
@@ -207,16 +207,16 @@ __global__ void __launch_bounds__(kThreads)
 /// waits through a cold prologue after the first. (5) One warpgroup per block, always (64 x 64
 /// tiles): with less to issue, three small blocks per SM beat two of 128 x 64 on every shape.
 ///
-/// **Measured while choosing (development runs, H100, medians).** On 56x56: v8 0.0426 ms; (1)-(3)
-/// with v8's blocks 0.0364 (two warpgroups) and 0.0377 (one); with (4) 0.0346-0.0353 (one
+/// **Measured while choosing (development runs, H100, medians).** On 56x56: v08 0.0426 ms; (1)-(3)
+/// with v08's blocks 0.0364 (two warpgroups) and 0.0377 (one); with (4) 0.0346-0.0353 (one
 /// warpgroup) and 0.0362-0.0369 (two); ncu counted 12.3 million instructions for the two-
 /// warpgroup persistent kernel. On 28x28 0.0213 -> 0.0180, on 14x14 0.0206 -> 0.0160, on the
-/// 1x1 layer 0.0388 -> 0.0342. Measured and dropped, each on v8 first: one wgmma group in
+/// 1x1 layer 0.0388 -> 0.0342. Measured and dropped, each on v08 first: one wgmma group in
 /// flight across the barrier (`wgmma_wait<1>`, loads one slice less ahead: no gain); L1-cached
 /// copies (`cp.async.ca`, for the taps' overlap: no gain); deeper pipelines in fewer threads (a
 /// persistent block of one warpgroup and 12 stages, like cuDNN's shape: 0.065 ms, the copies
 /// need the threads); no `fence.proxy.async` at all (the same time: the fence is not the cost);
-/// waiting for *all* copies every slice (only 3% slower: v8 was not waiting for memory).
+/// waiting for *all* copies every slice (only 3% slower: v08 was not waiting for memory).
 ///
 /// **What is still wrong.** The warps that multiply still copy: every slice costs each thread
 /// eight cp.async with their address arithmetic, and a barrier. TMA (its im2col mode for the
@@ -226,33 +226,33 @@ __global__ void __launch_bounds__(kThreads)
 /// memory each).
 ///
 /// **Predicted.** From the instruction counts: cutting the loader and the setup by about a third
-/// of v8's instructions should save 15-25%: about 0.033 ms on 56x56. The development runs above
+/// of v08's instructions should save 15-25%: about 0.033 ms on 56x56. The development runs above
 /// measured 0.035.
 ///
 /// **Measured (H100, recorded table, commit dd1dfd4ebd4e).** 0.0351 ms on 56x56 (211 TFLOP/s,
-/// 1.21x v8; 0.86x PyTorch's NHWC bf16 in the same call), 0.0180 on 28x28 (0.99x PyTorch),
+/// 1.21x v08; 0.86x PyTorch's NHWC bf16 in the same call), 0.0180 on 28x28 (0.99x PyTorch),
 /// 0.0166 on 14x14, 0.0352 on the 1x1 layer. ncu on 56x56: 12.0 million warp instructions
-/// (v8: 17.1), the tensor pipe busy 24% of the time (v8: 21%; cuDNN's kernel: 37%).
-/// Recorded run (H100, git 0b3832529293): 0.0347 ms on N32 C64 56x56 (213.39 TFLOP/s, 1.20x v8, 0.78x cuDNN's fastest
+/// (v08: 17.1), the tensor pipe busy 24% of the time (v08: 21%; cuDNN's kernel: 37%).
+/// Recorded run (H100, git 0b3832529293): 0.0347 ms on N32 C64 56x56 (213.39 TFLOP/s, 1.20x v08, 0.78x cuDNN's fastest
 /// bf16 row, 0.0271 ms), 0.0178 ms on 28x28 (208.11, 0.90x), 0.0161 ms on 14x14 (114.92, 1.03x), 0.0348 ms on the 1x1
 /// layer (94.54, 2.02x).
-void launch_conv2d_v9_lean_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+void launch_conv2d_v09_lean_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                       __nv_bfloat16* y, cudaStream_t stream) {
-  require_valid(s, "v9_lean_wgmma_bf16_nhwc");
-  const std::string why = supports_v8(s);
-  if (!why.empty()) throw std::invalid_argument("v9_lean_wgmma_bf16_nhwc: " + why);
-  require_16_byte_aligned(x, w, "v9_lean_wgmma_bf16_nhwc");
+  require_valid(s, "v09_lean_wgmma_bf16_nhwc");
+  const std::string why = supports_v08(s);
+  if (!why.empty()) throw std::invalid_argument("v09_lean_wgmma_bf16_nhwc: " + why);
+  require_16_byte_aligned(x, w, "v09_lean_wgmma_bf16_nhwc");
   const std::int64_t tiles = (s.n * s.p() * s.q() + kBM - 1) / kBM * ((s.k + kBN - 1) / kBN);
-  if (tiles > INT_MAX) throw std::invalid_argument("v9_lean_wgmma_bf16_nhwc: too many tiles for an int");
+  if (tiles > INT_MAX) throw std::invalid_argument("v09_lean_wgmma_bf16_nhwc: too many tiles for an int");
   const std::int64_t slices = s.c / kBK * s.r * s.s;
-  tut::allow_dynamic_smem(conv2d_v9_lean_wgmma_bf16, kSmemBytes);  // once, outside the timed runs
+  tut::allow_dynamic_smem(conv2d_v09_lean_wgmma_bf16, kSmemBytes);  // once, outside the timed runs
   int per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv2d_v9_lean_wgmma_bf16, kThreads, kSmemBytes));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv2d_v09_lean_wgmma_bf16, kThreads, kSmemBytes));
   const std::int64_t grid = std::min<std::int64_t>(tiles, static_cast<std::int64_t>(std::max(per_sm, 1)) * sm_count());
   if ((tiles + grid - 1) / grid * slices > INT_MAX) {
-    throw std::invalid_argument("v9_lean_wgmma_bf16_nhwc: too many slices per block for an int");
+    throw std::invalid_argument("v09_lean_wgmma_bf16_nhwc: too many slices per block for an int");
   }
-  conv2d_v9_lean_wgmma_bf16<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(dims_of(s), x, w, y);
+  conv2d_v09_lean_wgmma_bf16<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(dims_of(s), x, w, y);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v6: fused Winograd F(2x2, 3x3) (NHWC, KRSC, fp32): v5's input transform, 16 GEMMs and
+/// @brief v06: fused Winograd F(2x2, 3x3) (NHWC, KRSC, fp32): v05's input transform, 16 GEMMs and
 /// output transform in one kernel, so the transformed input and the products never leave the SM.
 #include <algorithm>
 #include <climits>
@@ -17,7 +17,7 @@
 namespace conv2d {
 
 // [tiles]
-/// v6's tiles: 32 output tiles (128 outputs) x 64 channels per block, 256 threads, each a
+/// v06's tiles: 32 output tiles (128 outputs) x 64 channels per block, 256 threads, each a
 /// 16-tile x 8-channel register tile of one Winograd point (128 accumulators); 164 KiB of
 /// shared memory (two steps of V and U, and M), one block per SM.
 struct FusedWideSizes {
@@ -25,7 +25,7 @@ struct FusedWideSizes {
   static constexpr int channels = 64;      ///< output channels per block
   static constexpr int thread_tiles = 16;  ///< tiles of a thread's register tile (x 8 channels)
 };
-using FusedWide = FusedTiles<FusedWideSizes>;  ///< v6's tiles and what they imply (winograd_tiles.cuh)
+using FusedWide = FusedTiles<FusedWideSizes>;  ///< v06's tiles and what they imply (winograd_tiles.cuh)
 // [tiles]
 
 /// @brief The fused Winograd convolution: for each work item of T output tiles x KB channels,
@@ -47,14 +47,14 @@ using FusedWide = FusedTiles<FusedWideSizes>;  ///< v6's tiles and what they imp
 // [kernel]
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    conv2d_v6_winograd_fused(Dims d, FusedGrid g, const float* __restrict__ x, const float* __restrict__ u,
+    conv2d_v06_winograd_fused(Dims d, FusedGrid g, const float* __restrict__ x, const float* __restrict__ u,
                              float* __restrict__ y) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using namespace tut::sm80;  // cp_async_commit, cp_async_wait (common/ampere_ptx.cuh)
   constexpr int T = Cfg::T, KB = Cfg::KB, TT = Cfg::TT, CC = Cfg::CC;
   extern __shared__ __align__(16) float smem[];  // 2 x [ V (16, CC, kVRow) | U (16, CC, KB) ]; then M
   const int tid = threadIdx.x;
-  const int tiles = d.n * g.tiles_h * g.tiles_w;  // < 2^31 (supports_v6)
+  const int tiles = d.n * g.tiles_h * g.tiles_w;  // < 2^31 (supports_v06)
   const int steps = g.c_padded / CC;
 
   // Work item `it`: tiles tile0 .. + T-1, channels k0 .. + KB-1, C steps first .. + count-1.
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }
 // [kernel]
 
-std::string supports_v6(const ConvShape& s) {
+std::string supports_v06(const ConvShape& s) {
   if (s.r != 3 || s.s != 3) return "Winograd F(2x2,3x3) is for 3x3 filters";
   if (s.stride_h != 1 || s.stride_w != 1) return "Winograd F(2x2,3x3) is for stride 1";
   if (fused_tile_count(s) > INT_MAX - FusedWide::T) return "more than 2^31 - 1 output tiles";
@@ -215,7 +215,7 @@ std::string supports_v6(const ConvShape& s) {
                          static_cast<double>(round_up(s.k, FusedWide::KB));
   if (u_bytes > kMaxFilterBytes) {
     return "the transformed filter would take " + std::to_string(static_cast<long long>(u_bytes / 1e9)) +
-           " GB (v6 allocates at most 4 GiB)";
+           " GB (v06 allocates at most 4 GiB)";
   }
   return "";
 }
@@ -224,7 +224,7 @@ namespace {
 
 template <class Cfg>
 void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, cudaStream_t stream) {
-  const auto fused = conv2d_v6_winograd_fused<Cfg>;
+  const auto fused = conv2d_v06_winograd_fused<Cfg>;
   tut::allow_dynamic_smem(fused, Cfg::kSmemBytes);  // once per kernel, outside the timed runs
   const std::int64_t cp = round_up(s.c, Cfg::CC), kp = round_up(s.k, Cfg::KB);
   tut::DeviceBuffer<float>& u = filter_workspace(static_cast<std::size_t>(16 * cp * kp));
@@ -242,7 +242,7 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
   // 1. The filters, once per call (part of the timed run): U[16][C][K], padded with zeros. When
   //    the C loop is split, the splits add into y: the same kernel zeroes it first (no memset).
   const dim3 ft_grid(static_cast<unsigned>(kp / 32), static_cast<unsigned>(std::min<std::int64_t>(cp / 2, 65535)));
-  conv2d_v6_filter_transform<<<ft_grid, dim3(32, 2), 0, stream>>>(
+  conv2d_v06_filter_transform<<<ft_grid, dim3(32, 2), 0, stream>>>(
       d.k, d.c, static_cast<int>(kp), static_cast<int>(cp), w, u.data(), y, splits > 1 ? s.output_elements() : 0);
   CUDA_CHECK_LAUNCH();
   // 2. Everything else in one kernel: one block per SM (persistent), each walking its share of
@@ -260,9 +260,9 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 
 }  // namespace
 
-/// @brief v6: fused Winograd F(2x2, 3x3): v5's maths, with nothing of it in global memory.
+/// @brief v06: fused Winograd F(2x2, 3x3): v05's maths, with nothing of it in global memory.
 ///
-/// **Idea.** v5 wrote the transformed input V (4x the input) and the products M (4x the output)
+/// **Idea.** v05 wrote the transformed input V (4x the input) and the products M (4x the output)
 /// to global memory between its kernels. Fuse the phases (Lavin and Gray, 2016): a block owns
 /// 32 output tiles x 64 output channels and walks the input channels in steps of 8. Per step it
 /// loads the 4x4 input patches of its tiles, transforms them in registers into V[16][8][32] in
@@ -273,10 +273,10 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 /// The helpers (tile loads, input and output transforms, the filter transform kernel) are in
 /// winograd_tiles.cuh; this file holds the kernel's loop and its launch.
 ///
-/// **Changed since v5.** Only the fusion: the same F(2x2, 3x3) transforms (winograd.hpp), the
+/// **Changed since v05.** Only the fusion: the same F(2x2, 3x3) transforms (winograd.hpp), the
 /// same 2x2 output tiles, the same FLOP count; no V or M buffers, the 16 GEMMs inside the fused
 /// kernel. The filter is transformed once per call by a small kernel (timed) that also zeroes y
-/// when short layers split the C loop (as v4 splits its reduction); on sm_90 the fused kernel
+/// when short layers split the C loop (as v04 splits its reduction); on sm_90 the fused kernel
 /// may start while it runs (programmatic dependent launch). The grid is persistent: a block
 /// loads its next work item's first step while it computes the last step of the current one.
 ///
@@ -291,24 +291,24 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
 /// FMAs): 56x56 in 6 waves of 8 steps, about 0.11-0.13 ms (57-67 TFLOP/s direct-count,
 /// 1.2-1.4x cuDNN's fastest fp32 row); 28x28 with 2 splits in 3 waves of 8 steps, 0.055-0.065 ms
 /// (1.1-1.3x); 14x14 with 2 splits, one partial wave of 16 steps, 0.035-0.045 ms (1.6-2x).
-/// Accuracy as v5's (the same transforms, the same order of roundings per step).
+/// Accuracy as v05's (the same transforms, the same order of roundings per step).
 ///
 /// **Measured (H100).** The recorded run (docs/results/conv2d.json, git 0b3832529293): **0.1029
 /// ms on N32 C64 56x56 (71.9 TFLOP/s, 1.49x cuDNN's fastest fp32 row**, NCHW, 0.1538 ms; 2.7x
-/// v5), **0.0575 ms on N16 C128 28x28 (64.4 TFLOP/s, 1.05x cuDNN**, 0.0603 ms) and **0.0396 ms on
+/// v05), **0.0575 ms on N16 C128 28x28 (64.4 TFLOP/s, 1.05x cuDNN**, 0.0603 ms) and **0.0396 ms on
 /// N8 C256 14x14 (46.7 TFLOP/s, 1.57x cuDNN**, 0.0621 ms). How it got there (development runs,
-/// H100; the tables and the candidates that lost are in the chapter page's v6 section): the
+/// H100; the tables and the candidates that lost are in the chapter page's v06 section): the
 /// first version took 0.138 / 0.076 / 0.050 ms on 56x56 / 28x28 / 14x14 (ncu: FMA pipe 45%
 /// busy, 40% of the instructions not FFMAs); an output-offset table and per-row patch
 /// addresses, 0.121 / 0.070 / 0.047 (28x28 then 0.86x cuDNN); the filter transform zeroing y
 /// under an early launch, 0.1164 / 0.0639 / 0.0428; the persistent grid, one 64-bit address per
-/// patch row and a wider filter transform, 0.1035 / 0.0578 / 0.0395: v6 now. Relative errors
-/// 2.6e-7 to 3.6e-7, v5's or smaller.
-void launch_conv2d_v6_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
+/// patch row and a wider filter transform, 0.1035 / 0.0578 / 0.0395: v06 now. Relative errors
+/// 2.6e-7 to 3.6e-7, v05's or smaller.
+void launch_conv2d_v06_winograd_fused(const ConvShape& s, const float* x, const float* w, float* y,
                                      cudaStream_t stream) {
-  require_valid(s, "v6_winograd_fused_nhwc");
-  const std::string why = supports_v6(s);
-  if (!why.empty()) throw std::invalid_argument("v6_winograd_fused_nhwc: " + why);
+  require_valid(s, "v06_winograd_fused_nhwc");
+  const std::string why = supports_v06(s);
+  if (!why.empty()) throw std::invalid_argument("v06_winograd_fused_nhwc: " + why);
   launch_fused<FusedWide>(s, x, w, y, stream);
 }
 
