@@ -21,12 +21,17 @@ namespace {
 using namespace tut_torch;
 
 /// The process-wide scratch buffers of gemm v09 (its padded copy of an unaligned B) and conv2d
-/// v6 (its transformed filters): calls that use them are ordered (see SharedScratch).
+/// v06 (its transformed filters) and v10 (its copies padded to 8 channels): calls that use them
+/// are ordered (see SharedScratch).
 SharedScratch& gemm_v09_scratch() {
   static SharedScratch s;
   return s;
 }
-SharedScratch& conv2d_v6_scratch() {
+SharedScratch& conv2d_v06_scratch() {
+  static SharedScratch s;
+  return s;
+}
+SharedScratch& conv2d_v10_scratch() {
   static SharedScratch s;
   return s;
 }
@@ -151,9 +156,9 @@ void check_conv(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef stride
 }
 
 /// The forward convolution of chapter 07 (cross-correlation, zero padding, dilation 1, one
-/// group). float32 NCHW: v2_register_tile_nchw (v1, v0 where it cannot); float32 channels_last:
-/// v6_winograd_fused_nhwc for 3x3 stride 1, else v4_implicit_gemm_nhwc; bfloat16 channels_last:
-/// v9_lean_wgmma_bf16_nhwc (v8, v7 where it cannot; C a multiple of 8). The output has x's
+/// group). float32 NCHW: v02_register_tile_nchw (v01, v00 where it cannot); float32 channels_last:
+/// v06_winograd_fused_nhwc for 3x3 stride 1, else v04_implicit_gemm_nhwc; bfloat16 channels_last:
+/// v09_lean_wgmma_bf16_nhwc (v08, v07 where it cannot; v10 where C % 8 != 0). The output has x's
 /// memory format; w is used in x's layout (copied if it is in the other one).
 at::Tensor conv2d_cuda(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef stride, at::IntArrayRef padding) {
   check_conv(x, w, stride, padding);
@@ -166,23 +171,31 @@ at::Tensor conv2d_cuda(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef
   const bool bf16 = x.scalar_type() == at::kBFloat16;
   std::vector<const char*> names;
   if (bf16) {
-    names = {"v9_lean_wgmma_bf16_nhwc", "v8_wgmma_bf16_nhwc", "v7_mma_bf16_nhwc"};
+    names = {"v09_lean_wgmma_bf16_nhwc", "v08_wgmma_bf16_nhwc", "v07_mma_bf16_nhwc"};
+    if (conv2d_v10_scratch().usable_on(x.get_device())) names.push_back("v10_padded_channels_bf16_nhwc");
   } else if (nhwc) {
-    if (conv2d_v6_scratch().usable_on(x.get_device())) names.push_back("v6_winograd_fused_nhwc");
-    names.push_back("v4_implicit_gemm_nhwc");
+    if (conv2d_v06_scratch().usable_on(x.get_device())) names.push_back("v06_winograd_fused_nhwc");
+    names.push_back("v04_implicit_gemm_nhwc");
   } else {
-    names = {"v2_register_tile_nchw", "v1_smem_tile_nchw", "v0_naive_nchw"};
+    names = {"v02_register_tile_nchw", "v01_smem_tile_nchw", "v00_naive_nchw"};
   }
   const conv2d::Version& v = pick_version(
       conv2d::versions(), names, [&](const conv2d::Version& ver) { return conv2d::unsupported_reason(ver, s); }, kConv);
   const cudaStream_t stream = current_stream();
   run_launcher(kConv, [&] {
     if (bf16) {
-      v.kernel.bf16(s, reinterpret_cast<const __nv_bfloat16*>(xin.data_ptr()),
-                    reinterpret_cast<const __nv_bfloat16*>(win.data_ptr()),
-                    reinterpret_cast<__nv_bfloat16*>(y.data_ptr()), stream);
-    } else if (v.info.name == "v6_winograd_fused_nhwc") {
-      conv2d_v6_scratch().run_ordered(
+      const auto launch = [&] {
+        v.kernel.bf16(s, reinterpret_cast<const __nv_bfloat16*>(xin.data_ptr()),
+                      reinterpret_cast<const __nv_bfloat16*>(win.data_ptr()),
+                      reinterpret_cast<__nv_bfloat16*>(y.data_ptr()), stream);
+      };
+      if (v.info.name == "v10_padded_channels_bf16_nhwc") {
+        conv2d_v10_scratch().run_ordered(stream, launch);
+      } else {
+        launch();
+      }
+    } else if (v.info.name == "v06_winograd_fused_nhwc") {
+      conv2d_v06_scratch().run_ordered(
           stream, [&] { v.kernel.f32(s, xin.data_ptr<float>(), win.data_ptr<float>(), y.data_ptr<float>(), stream); });
     } else {
       v.kernel.f32(s, xin.data_ptr<float>(), win.data_ptr<float>(), y.data_ptr<float>(), stream);
