@@ -70,12 +70,14 @@ using tut::sm90::wgmma_wait;
 /// @name One k-slice of wgmma (B is K x N row-major: MN-major, transpose-B = 1)
 /// @{
 
-/// One wgmma m64nNk16 for N = 128 or 256 (the tile widths the steps use).
+/// One wgmma m64nNk16 for N = 64, 128 or 256 (the tile widths the steps use).
 template <int N>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                              int scale_d) {
-  static_assert(N == 128 || N == 256, "wgmma_m64k16: the steps use n = 128 or n = 256");
-  if constexpr (N == 128) {
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma_m64k16: the steps use n = 64, 128 or 256");
+  if constexpr (N == 64) {
+    tut::sm90::wgmma_m64n64k16_ss<1>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (N == 128) {
     tut::sm90::wgmma_m64n128k16_ss<1>(d, desc_a, desc_b, scale_d);
   } else {
     tut::sm90::wgmma_m64n256k16_ss<1>(d, desc_a, desc_b, scale_d);

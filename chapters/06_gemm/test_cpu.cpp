@@ -305,7 +305,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 20);
+  REQUIRE(ladder == 21);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -412,6 +412,16 @@ TEST_CASE("v19's splits at the table's shapes on an H100 (132 SMs)", "[gemm][reg
   REQUIRE(v19_splits(1, 1, 1 << 20, 132) == 4);
 }
 
+TEST_CASE("v20's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
+  REQUIRE(v20_tile_n(1024, 1024, 132) == 64);    // 32, 64 or 128 tiles: one wave each, the cheapest is 64 wide
+  REQUIRE(v20_tile_n(2048, 1024, 132) == 128);   // 1, 1 and 2 waves
+  REQUIRE(v20_tile_n(2048, 2048, 132) == 256);   // 1, 2 and 4 waves
+  REQUIRE(v20_tile_n(4096, 4096, 132) == 256);
+  REQUIRE(v20_tile_n(8192, 8192, 132) == 256);
+  REQUIRE(v20_tile_n(4095, 4097, 132) == 256);   // 5, 8 and 16 waves: 45, 48, 64 ninths
+  REQUIRE(v20_tile_n(1, 1, 132) == 64);
+}
+
 TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
   REQUIRE(gemm_flops({4095, 4097, 1023}) == 2.0 * 4095.0 * 4097.0 * 1023.0);
   const dim3 g = tile_grid(129, 257, 128, 128);
@@ -475,7 +485,8 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v10_wmma_tf32",         "v11_mma_bf16",       "v09_by_shape",
                                       "v12_tma_wgmma",        "v13_two_warpgroups", "v14_warp_specialized",
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
-                                      "v18_tile_by_waves",    "v19_split_k",          "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
+                                      "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -504,7 +515,8 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   // ptxas says so in advisories: C7517 (a warpgroup.wait it had to insert, because registers a
   // wgmma writes are touched while it runs), C7510 (wgmma serialized), C7508 (setmaxnreg ignored).
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
-                           "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k"}) {
+                           "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
+                           "v20_narrow_tiles"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -561,7 +573,8 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
   }
   SECTION("v12-v18: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
-                             "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k"}) {
+                             "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
+                           "v20_narrow_tiles"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -606,6 +619,10 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(v19, "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"));
     REQUIRE(has(v19, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
     REQUIRE_FALSE(has(v18, "cp.reduce.async.bulk"));
+    // v20: a third tile, 128 x 64 (m64n64k16), and no split.
+    const std::string v20 = ptx("v20_narrow_tiles");
+    REQUIRE(has(v20, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
+    REQUIRE_FALSE(has(v20, "cp.reduce.async.bulk"));
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {

@@ -89,25 +89,28 @@ TEST_CASE("the Hopper steps over many tiles per block, wrapping rings, odd tile 
   }
 }
 
-TEST_CASE("v18 and v19 on each of their paths: half tiles, split-K with beta = 0 and beta != 0, no split",
+TEST_CASE("v18-v20 on each of their paths: half and narrow tiles, split-K with beta = 0 and beta != 0, no split",
           "[gemm][hopper]") {
   // On an H100 (132 SMs): 1000 x 1000 x 300 runs v18's half tiles (64 of them, one wave);
   // 300 x 200 x 4100 splits each of its 6 half tiles into 4 shares of 16-17 k-slices (the last
   // slice partial: K is not a multiple of 64, nor of 8, so the operands are repacked first);
   // 513 x 260 x 2049 splits 15 tiles in 2 uneven shares (16 and 17 slices); 300 x 201 x 4100
-  // cannot split (N % 4 != 0: no TMA reduce into C) and runs v18. The sanitizers get the smallest
-  // split, 130 x 132 x 2048 (4 tiles, 2 shares).
+  // cannot split (N % 4 != 0: no TMA reduce into C) and runs v18. v20 runs its 128 x 64 tiles on
+  // all five. The sanitizers get the smallest split, 130 x 132 x 2048 (4 tiles, 2 shares).
   const std::vector<Shape> shapes =
       tut::testing::sanitizing()
           ? std::vector<Shape>{{130, 132, 2048}}
           : std::vector<Shape>{{1000, 1000, 300}, {300, 200, 4100}, {513, 260, 2049}, {300, 201, 4100}, {130, 132, 2048}};
   for (const auto& v : versions()) {
-    if (v.info.name != "v18_tile_by_waves" && v.info.name != "v19_split_k") continue;
+    if (v.info.name != "v18_tile_by_waves" && v.info.name != "v19_split_k" && v.info.name != "v20_narrow_tiles") {
+      continue;
+    }
     DYNAMIC_SECTION(v.info.name) {
       if (runnable(v)) {
         for (const Shape& s : shapes) {
           INFO("v18 half tiles: " << v18_takes_half_tiles(s.m, s.n, sm_count())
-                                  << ", v19 splits: " << v19_splits(s.m, s.n, s.k, sm_count()));
+                                  << ", v19 splits: " << v19_splits(s.m, s.n, s.k, sm_count())
+                                  << ", v20 tile width: " << v20_tile_n(s.m, s.n, sm_count()));
           require_correct(v.kernel, v.info.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 20);
           require_correct(v.kernel, v.info.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 21);
         }

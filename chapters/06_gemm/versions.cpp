@@ -56,6 +56,8 @@ const std::vector<Version>& versions() {
        {bf16, nullptr, launch_gemm_v18_tile_by_waves}, 0.0, hopper_unavailable},
       {{"v19_split_k", "v18, with each 128x128 tile's k-slices split over blocks that add into C through TMA reduce-adds where the tiles leave SMs idle", 90, Kind::ours},
        {bf16, nullptr, launch_gemm_v19_split_k}, 0.0, hopper_unavailable},
+      {{"v20_narrow_tiles", "v18's choice by waves over three tiles: 128x256, 128x128 and 128x64 (wgmma n = 64), no split", 90, Kind::ours},
+       {bf16, nullptr, launch_gemm_v20_narrow_tiles}, 0.0, hopper_unavailable},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
       {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},

@@ -55,7 +55,7 @@ struct WsConfig {
   static constexpr int kProducerRegs = 40;   ///< registers per thread the producer keeps (setmaxnreg.dec)
   static constexpr int kConsumerRegs = 232;  ///< registers per thread the consumers get (setmaxnreg.inc)
   static_assert(kRowsPerGroup % 64 == 0 && BM <= 256, "v14: consumers own whole m64 tiles; A is one TMA box");
-  static_assert(BN == 128 || BN == 256, "v14: BN is a wgmma n the steps use (128 or 256)");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "v14: BN is a wgmma n the steps use (64, 128 or 256)");
   static_assert(kClusterM == 1 || kClusterM == 2, "v14: clusters of one or two CTAs");
   static_assert(kBBoxes % kClusterM == 0, "v14: the CTAs of a cluster split B's boxes evenly");
   static_assert(kStages >= 2, "v14: a ring needs at least two stages");
