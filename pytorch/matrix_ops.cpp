@@ -20,24 +20,6 @@ namespace {
 
 using namespace tut_torch;
 
-/// The process-wide scratch buffers of gemm v09 (its padded copy of an unaligned B) and conv2d
-/// v06 (its transformed filters) and v10 (its copies padded to 8 channels): calls that use them
-/// are ordered (see SharedScratch).
-SharedScratch& gemm_v09_scratch() {
-  static SharedScratch s;
-  return s;
-}
-SharedScratch& conv2d_v06_scratch() {
-  static SharedScratch s;
-  return s;
-}
-SharedScratch& conv2d_v10_scratch() {
-  static SharedScratch s;
-  return s;
-}
-
-bool aligned_16(const at::Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0; }
-
 // ------------------------------------------------------------------------------------------
 // gemm
 // ------------------------------------------------------------------------------------------
@@ -66,7 +48,8 @@ void check_gemm(const at::Tensor& A, const at::Tensor& B, const std::optional<at
 
 /// alpha * A B + beta * C in float32 (C is not modified; with beta = 0 it is not read): chapter
 /// 06's v09_by_shape for float32 inputs (FFMA on the CUDA cores), v19_split_k for bfloat16
-/// (wgmma; v11_mma_bf16 where sm_90a code cannot run or the rows are not 16-byte aligned).
+/// (wgmma; v11_mma_bf16 where sm_90a code cannot run). The versions that keep memory between
+/// calls (v09's padded B, the Hopper steps' aligned copies) lend it in stream order (tut::Scratch).
 at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::optional<at::Tensor>& C, double alpha,
                      double beta) {
   check_gemm(A, B, C, beta);
@@ -77,40 +60,20 @@ at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::option
   if (k == 0) return beta != 0.0 ? out.mul_(beta) : out.zero_();
   const auto available = [](const gemm::Version& v) { return v.unavailable ? v.unavailable() : std::string(); };
   const cudaStream_t stream = current_stream();
-  if (A.scalar_type() == at::kFloat) {
-    // v09 pads an unaligned B into its process-wide scratch; where that scratch lives on another
-    // GPU, v08_tuned (the same kernel, guarded loads) runs instead.
-    const bool pads_b = n % 4 != 0 || !aligned_16(B);
-    const bool scratch_ok = !pads_b || gemm_v09_scratch().usable_on(A.get_device());
-    const gemm::Version& v =
-        pick_version(gemm::versions(), scratch_ok ? std::vector<const char*>{"v09_by_shape", "v08_tuned"}
-                                                  : std::vector<const char*>{"v08_tuned"},
-                     available, kGemm);
-    const auto launch = [&] {
-      v.kernel.f32(m, n, k, static_cast<float>(alpha), A.data_ptr<float>(), B.data_ptr<float>(),
-                   static_cast<float>(beta), out.data_ptr<float>(), stream);
-    };
-    run_launcher(kGemm, [&] {
-      if (pads_b && v.info.name == "v09_by_shape") {
-        gemm_v09_scratch().run_ordered(stream, launch);
-      } else {
-        launch();
-      }
-    });
-    return out;
-  }
-  // bf16: TMA reads rows of 16-byte multiples from 16-byte aligned bases. The Hopper steps copy
-  // other operands into a process-wide workspace; the operator runs v11 on them instead.
-  const at::Tensor a = aligned16(A), b = aligned16(B);
-  const bool tma_ready = k % 8 == 0 && n % 8 == 0;
+  const bool fp32 = A.scalar_type() == at::kFloat;
   const gemm::Version& v =
-      pick_version(gemm::versions(), tma_ready ? std::vector<const char*>{"v19_split_k", "v11_mma_bf16"}
-                                               : std::vector<const char*>{"v11_mma_bf16"},
+      pick_version(gemm::versions(), fp32 ? std::vector<const char*>{"v09_by_shape"}
+                                          : std::vector<const char*>{"v19_split_k", "v11_mma_bf16"},
                    available, kGemm);
   run_launcher(kGemm, [&] {
-    v.kernel.bf16(m, n, k, static_cast<float>(alpha), reinterpret_cast<const __nv_bfloat16*>(a.data_ptr()),
-                  reinterpret_cast<const __nv_bfloat16*>(b.data_ptr()), static_cast<float>(beta),
-                  out.data_ptr<float>(), stream);
+    if (fp32) {
+      v.kernel.f32(m, n, k, static_cast<float>(alpha), A.data_ptr<float>(), B.data_ptr<float>(),
+                   static_cast<float>(beta), out.data_ptr<float>(), stream);
+    } else {
+      v.kernel.bf16(m, n, k, static_cast<float>(alpha), reinterpret_cast<const __nv_bfloat16*>(A.data_ptr()),
+                    reinterpret_cast<const __nv_bfloat16*>(B.data_ptr()), static_cast<float>(beta),
+                    out.data_ptr<float>(), stream);
+    }
   });
   return out;
 }
@@ -171,11 +134,9 @@ at::Tensor conv2d_cuda(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef
   const bool bf16 = x.scalar_type() == at::kBFloat16;
   std::vector<const char*> names;
   if (bf16) {
-    names = {"v09_lean_wgmma_bf16_nhwc", "v08_wgmma_bf16_nhwc", "v07_mma_bf16_nhwc"};
-    if (conv2d_v10_scratch().usable_on(x.get_device())) names.push_back("v10_padded_channels_bf16_nhwc");
+    names = {"v09_lean_wgmma_bf16_nhwc", "v08_wgmma_bf16_nhwc", "v07_mma_bf16_nhwc", "v10_padded_channels_bf16_nhwc"};
   } else if (nhwc) {
-    if (conv2d_v06_scratch().usable_on(x.get_device())) names.push_back("v06_winograd_fused_nhwc");
-    names.push_back("v04_implicit_gemm_nhwc");
+    names = {"v06_winograd_fused_nhwc", "v04_implicit_gemm_nhwc"};
   } else {
     names = {"v02_register_tile_nchw", "v01_smem_tile_nchw", "v00_naive_nchw"};
   }
@@ -184,19 +145,9 @@ at::Tensor conv2d_cuda(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef
   const cudaStream_t stream = current_stream();
   run_launcher(kConv, [&] {
     if (bf16) {
-      const auto launch = [&] {
-        v.kernel.bf16(s, reinterpret_cast<const __nv_bfloat16*>(xin.data_ptr()),
-                      reinterpret_cast<const __nv_bfloat16*>(win.data_ptr()),
-                      reinterpret_cast<__nv_bfloat16*>(y.data_ptr()), stream);
-      };
-      if (v.info.name == "v10_padded_channels_bf16_nhwc") {
-        conv2d_v10_scratch().run_ordered(stream, launch);
-      } else {
-        launch();
-      }
-    } else if (v.info.name == "v06_winograd_fused_nhwc") {
-      conv2d_v06_scratch().run_ordered(
-          stream, [&] { v.kernel.f32(s, xin.data_ptr<float>(), win.data_ptr<float>(), y.data_ptr<float>(), stream); });
+      v.kernel.bf16(s, reinterpret_cast<const __nv_bfloat16*>(xin.data_ptr()),
+                    reinterpret_cast<const __nv_bfloat16*>(win.data_ptr()),
+                    reinterpret_cast<__nv_bfloat16*>(y.data_ptr()), stream);
     } else {
       v.kernel.f32(s, xin.data_ptr<float>(), win.data_ptr<float>(), y.data_ptr<float>(), stream);
     }

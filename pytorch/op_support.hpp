@@ -139,35 +139,6 @@ const Version& pick_version(const std::vector<Version>& registry, const std::vec
 }
 // [pick_version]
 
-/// One process-wide scratch buffer of a chapter (gemm v09's padded copy of B, conv2d v6's
-/// transformed filters) is shared by every call: this orders the calls that use it, across
-/// host threads (a mutex) and across streams (each call's stream waits for the previous call's
-/// event), and keeps it on the one device it was first used on. Chapter executables run one
-/// stream on one GPU and need none of this; torch users may run several.
-class SharedScratch {
- public:
-  /// True if this device may use the scratch (the first device that asked, or this one again).
-  bool usable_on(int device) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (device_ < 0) device_ = device;
-    return device_ == device;
-  }
-  /// Runs `launch` on `stream` after every earlier user of the scratch, wherever it ran.
-  template <class F>
-  void run_ordered(cudaStream_t stream, F&& launch) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (done_ == nullptr) C10_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-    C10_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
-    launch();
-    C10_CUDA_CHECK(cudaEventRecord(done_, stream));
-  }
-
- private:
-  std::mutex mutex_;
-  int device_ = -1;
-  cudaEvent_t done_ = nullptr;
-};
-
 /// The CPU "implementation": a clear error instead of the dispatcher's "could not run".
 [[noreturn]] inline void cpu_refused(const char* op) {
   C10_THROW_ERROR(Error, std::string(op) + " runs on CUDA tensors only, got CPU tensors (use .cuda())");

@@ -15,8 +15,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "common/hopper_ptx.cuh"
+#include "common/scratch.hpp"
 #include "gemm.hpp"
 #include "gemm_device.cuh"
 
@@ -138,12 +140,15 @@ struct TmaOperands {
   std::int64_t lda;        ///< elements between rows of A
   const __nv_bfloat16* b;  ///< B (k x n), row stride ldb
   std::int64_t ldb;        ///< elements between rows of B
+  /// The copies' memory, when an operand was copied: keep this object until the kernel that reads
+  /// them is enqueued (tut::Scratch).
+  std::optional<tut::Scratch::Lease> copies;
 };
 
 /// Returns A and B ready for TMA: unchanged when their bases are 16-byte aligned and k (for A),
 /// n (for B) are multiples of 8; otherwise the operand is first copied, on `stream`, into a
 /// workspace whose rows are padded to a multiple of 8 elements (one extra pass over it, counted
-/// in the timed run). The workspace is kept between calls and grows when needed.
+/// in the timed run), leased from a tut::Scratch kept between calls.
 TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const __nv_bfloat16* a,
                          const __nv_bfloat16* b, cudaStream_t stream);
 

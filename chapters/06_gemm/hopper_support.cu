@@ -29,37 +29,10 @@ __global__ void copy_rows_bf16(const unsigned short* __restrict__ src, std::int6
   }
 }
 
-/// Device memory kept between calls, grown on demand (freed at exit, before the runtime is torn
-/// down: a function-local static is destroyed before the CUDA runtime's own).
-class Workspace {
- public:
-  Workspace() = default;
-  ~Workspace() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
-  }
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-  /// At least `bytes` bytes (256-byte aligned, as cudaMalloc returns). Growing synchronizes the
-  /// device (cudaFree): it happens in the untimed check run, not in timed runs of the same size.
-  void* get(std::size_t bytes) {
-    if (bytes > bytes_) {
-      if (ptr_ != nullptr) CUDA_CHECK(cudaFree(ptr_));
-      ptr_ = nullptr;
-      bytes_ = 0;
-      CUDA_CHECK(cudaMalloc(&ptr_, bytes));
-      bytes_ = bytes;
-    }
-    return ptr_;
-  }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-Workspace& workspace() {
-  static Workspace ws;
-  return ws;
+/// The memory of the operands' aligned copies (tut::Scratch: one for the process, lent in stream order).
+tut::Scratch& copies_scratch() {
+  static tut::Scratch scratch;
+  return scratch;
 }
 
 std::int64_t round_up8(std::int64_t v) { return (v + 7) / 8 * 8; }
@@ -87,14 +60,15 @@ TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const _
                          const __nv_bfloat16* b, cudaStream_t stream) {
   const bool a_ok = k % 8 == 0 && aligned16(a);
   const bool b_ok = n % 8 == 0 && aligned16(b);
-  TmaOperands ops{a, k, b, n};
+  TmaOperands ops{a, k, b, n, std::nullopt};
   if (a_ok && b_ok) return ops;
   // Copy what is not aligned into the workspace, rows padded to 8 elements (16 bytes). The
   // padding is never read: the tensor maps keep the true k and n, so TMA zero-fills past them.
   const std::int64_t lda = a_ok ? k : round_up8(k), ldb = b_ok ? n : round_up8(n);
   const std::size_t a_bytes = a_ok ? 0 : static_cast<std::size_t>(m * lda) * 2;
   const std::size_t b_bytes = b_ok ? 0 : static_cast<std::size_t>(k * ldb) * 2;
-  auto* ws = static_cast<unsigned char*>(workspace().get((a_bytes + 255) / 256 * 256 + b_bytes));
+  ops.copies.emplace(copies_scratch().lease(tut::round_up_256(a_bytes) + b_bytes, stream));
+  unsigned char* ws = ops.copies->at<unsigned char>();
   const auto copy = [stream](const __nv_bfloat16* src, std::int64_t src_ld, void* dst, std::int64_t dst_ld,
                              std::int64_t rows, std::int64_t cols) {
     const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(rows, 8192));
@@ -108,7 +82,7 @@ TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const _
     ops.lda = lda;
   }
   if (!b_ok) {
-    unsigned char* dst = ws + (a_bytes + 255) / 256 * 256;
+    unsigned char* dst = ws + tut::round_up_256(a_bytes);
     copy(b, n, dst, ldb, k, n);
     ops.b = reinterpret_cast<const __nv_bfloat16*>(dst);
     ops.ldb = ldb;

@@ -8,8 +8,8 @@
 
 #include "common/check.hpp"
 #include "common/cublas_check.hpp"
-#include "common/device_buffer.hpp"
 #include "common/launch.hpp"
+#include "common/scratch.hpp"
 #include "conv2d.hpp"
 
 namespace conv2d {
@@ -19,12 +19,14 @@ namespace {
 /// The largest im2col matrix v03 allocates (it is 9x the input for 3x3 filters; 49x for 7x7).
 constexpr double kMaxColBytes = 8.0 * 1024 * 1024 * 1024;
 
-/// The cuBLAS handle and the im2col workspace, created on first use (the untimed check run) and
-/// kept for the life of the process; the workspace only grows. Destroyed at exit, before the CUDA
-/// runtime's own teardown (a function-local static is constructed after the runtime started).
+/// The cuBLAS handle and the memory of the im2col matrix (a tut::Scratch, grown on the untimed
+/// first run of a larger shape, lent to one call at a time in stream order: its lease also keeps
+/// other host threads off the handle), created on first use and kept for the life of the process.
+/// Destroyed at exit, before the CUDA runtime's own teardown (a function-local static is
+/// constructed after the runtime started).
 struct Im2colState {
   cublasHandle_t handle = nullptr;
-  tut::DeviceBuffer<float> col;
+  tut::Scratch col;
   Im2colState() {
     CUBLAS_CHECK(cublasCreate(&handle));
     CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));  // fp32 FFMA, never TF32
@@ -110,12 +112,10 @@ void launch_conv2d_v03_im2col_cublas(const ConvShape& s, const float* x, const f
   if (!why.empty()) throw std::invalid_argument("v03_im2col_cublas_nchw: " + why);
   Im2colState& st = state();
   const std::size_t elems = static_cast<std::size_t>(im2col_bytes(s) / 4.0);
-  if (st.col.size() < elems) {  // grows on the untimed first run of a shape; never inside timing
-    st.col = tut::DeviceBuffer<float>();
-    st.col = tut::DeviceBuffer<float>(elems);
-  }
+  const tut::Scratch::Lease lease = st.col.lease(elems * sizeof(float), stream);
+  float* const col = lease.at<float>();
   const unsigned blocks = tut::grid_stride_blocks(conv2d_v03_im2col, static_cast<std::int64_t>(elems), 256, 256);
-  conv2d_v03_im2col<<<blocks, 256, 0, stream>>>(dims_of(s), x, st.col.data());
+  conv2d_v03_im2col<<<blocks, 256, 0, stream>>>(dims_of(s), x, col);
   CUDA_CHECK_LAUNCH();
 
 // [gemm]
@@ -123,7 +123,7 @@ void launch_conv2d_v03_im2col_cublas(const ConvShape& s, const float* x, const f
   const int pq = static_cast<int>(s.p() * s.q()), k = static_cast<int>(s.k), crs = static_cast<int>(s.reduction());
   const float one = 1.0f, zero = 0.0f;
   CUBLAS_CHECK(cublasSetStream(st.handle, stream));
-  CUBLAS_CHECK(cublasSgemmStridedBatched(st.handle, CUBLAS_OP_N, CUBLAS_OP_N, pq, k, crs, &one, st.col.data(), pq,
+  CUBLAS_CHECK(cublasSgemmStridedBatched(st.handle, CUBLAS_OP_N, CUBLAS_OP_N, pq, k, crs, &one, col, pq,
                                          static_cast<long long>(pq) * crs, w, crs, 0, &zero, y, pq,
                                          static_cast<long long>(pq) * k, static_cast<int>(s.n)));
 // [gemm]

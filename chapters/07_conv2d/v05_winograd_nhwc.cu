@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/check.hpp"
-#include "common/device_buffer.hpp"
+#include "common/scratch.hpp"
 #include "common/launch.hpp"
 #include "conv2d.hpp"
 #include "implicit_gemm.cuh"
@@ -17,21 +17,11 @@ namespace {
 /// The largest transformed input + output v05 allocates.
 constexpr double kMaxWinogradBytes = 8.0 * 1024 * 1024 * 1024;
 
-/// The transformed tensors, kept between runs (they only grow; allocated on the untimed first
-/// run of a shape, freed at exit).
-struct Workspace {
-  tut::DeviceBuffer<float> u, v, m;
-};
-
-Workspace& workspace() {
-  static Workspace ws;
-  return ws;
-}
-
-void reserve(tut::DeviceBuffer<float>& buf, std::size_t count) {
-  if (buf.size() >= count) return;
-  buf = tut::DeviceBuffer<float>();
-  buf = tut::DeviceBuffer<float>(count);
+/// The transformed tensors U, V and M, kept between runs (tut::Scratch: one for the process,
+/// grown on the untimed first run of a larger shape, lent in stream order, freed at exit).
+tut::Scratch& transformed_scratch() {
+  static tut::Scratch scratch;
+  return scratch;
 }
 
 /// Output tiles of 2x2: tiles_h x tiles_w per image.
@@ -161,31 +151,32 @@ void launch_conv2d_v05_winograd(const ConvShape& s, const float* x, const float*
   const std::string why = supports_v05(s);
   if (!why.empty()) throw std::invalid_argument("v05_winograd_nhwc: " + why);
   const std::int64_t tiles = tile_count(s);
-  Workspace& ws = workspace();  // grows on the untimed first run of a shape
-  reserve(ws.u, static_cast<std::size_t>(16 * s.k * s.c));
-  reserve(ws.v, static_cast<std::size_t>(16 * tiles * s.c));
-  reserve(ws.m, static_cast<std::size_t>(16 * tiles * s.k));
+  const std::size_t u_bytes = tut::round_up_256(static_cast<std::size_t>(16 * s.k * s.c) * sizeof(float));
+  const std::size_t v_bytes = tut::round_up_256(static_cast<std::size_t>(16 * tiles * s.c) * sizeof(float));
+  const std::size_t m_bytes = static_cast<std::size_t>(16 * tiles * s.k) * sizeof(float);
+  const tut::Scratch::Lease ws = transformed_scratch().lease(u_bytes + v_bytes + m_bytes, stream);
+  float* const u = ws.at<float>(), *const v = ws.at<float>(u_bytes), *const m = ws.at<float>(u_bytes + v_bytes);
   const Dims d = dims_of(s);
   const int th = static_cast<int>(tiles_h(s)), tw = static_cast<int>(tiles_w(s));
 
 // [pipeline]
-  conv2d_v05_filter_transform<<<tut::blocks_for(s.k * s.c, 256), 256, 0, stream>>>(d.k, d.c, w, ws.u.data());
+  conv2d_v05_filter_transform<<<tut::blocks_for(s.k * s.c, 256), 256, 0, stream>>>(d.k, d.c, w, u);
   CUDA_CHECK_LAUNCH();
   conv2d_v05_input_transform<<<tut::grid_stride_blocks(conv2d_v05_input_transform, tiles * s.c, 256, 1), 256, 0,
-                              stream>>>(d, th, tw, x, ws.v.data());
+                              stream>>>(d, th, tw, x, v);
   CUDA_CHECK_LAUNCH();
   // 16 independent 1x1 convolutions: "image" of 1 x T pixels with C channels, K filters.
   ConvShape gemm;
   gemm.n = 1, gemm.h = 1, gemm.w = tiles, gemm.c = s.c, gemm.k = s.k;  // r = s = 1, no padding, stride 1
   if (s.k <= 64) {
-    launch_implicit_gemm<NarrowTiles>(gemm, 16, tiles * s.c, s.k * s.c, tiles * s.k, ws.v.data(), ws.u.data(),
-                                      ws.m.data(), stream);
+    launch_implicit_gemm<NarrowTiles>(gemm, 16, tiles * s.c, s.k * s.c, tiles * s.k, v, u,
+                                      m, stream);
   } else {
-    launch_implicit_gemm<WideTiles>(gemm, 16, tiles * s.c, s.k * s.c, tiles * s.k, ws.v.data(), ws.u.data(),
-                                    ws.m.data(), stream);
+    launch_implicit_gemm<WideTiles>(gemm, 16, tiles * s.c, s.k * s.c, tiles * s.k, v, u,
+                                    m, stream);
   }
   conv2d_v05_output_transform<<<tut::grid_stride_blocks(conv2d_v05_output_transform, tiles * s.k, 256, 1), 256, 0,
-                               stream>>>(d, th, tw, ws.m.data(), y);
+                               stream>>>(d, th, tw, m, y);
   CUDA_CHECK_LAUNCH();
 // [pipeline]
 }

@@ -9,7 +9,7 @@
 
 #include "common/ampere_ptx.cuh"
 #include "common/check.hpp"
-#include "common/device_buffer.hpp"
+#include "common/scratch.hpp"
 #include "common/launch.hpp"
 #include "conv2d.hpp"
 #include "winograd_tiles.cuh"
@@ -227,7 +227,8 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
   const auto fused = conv2d_v06_winograd_fused<Cfg>;
   tut::allow_dynamic_smem(fused, Cfg::kSmemBytes);  // once per kernel, outside the timed runs
   const std::int64_t cp = round_up(s.c, Cfg::CC), kp = round_up(s.k, Cfg::KB);
-  tut::DeviceBuffer<float>& u = filter_workspace(static_cast<std::size_t>(16 * cp * kp));
+  const tut::Scratch::Lease filter = filter_scratch().lease(static_cast<std::size_t>(16 * cp * kp) * sizeof(float), stream);
+  float* const u = filter.at<float>();
   const Dims d = dims_of(s);
   const std::int64_t tile_blocks = (fused_tile_count(s) + Cfg::T - 1) / Cfg::T, k_blocks = kp / Cfg::KB;
   const int steps = static_cast<int>(cp / Cfg::CC);
@@ -243,7 +244,7 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
   //    the C loop is split, the splits add into y: the same kernel zeroes it first (no memset).
   const dim3 ft_grid(static_cast<unsigned>(kp / 32), static_cast<unsigned>(std::min<std::int64_t>(cp / 2, 65535)));
   conv2d_v06_filter_transform<<<ft_grid, dim3(32, 2), 0, stream>>>(
-      d.k, d.c, static_cast<int>(kp), static_cast<int>(cp), w, u.data(), y, splits > 1 ? s.output_elements() : 0);
+      d.k, d.c, static_cast<int>(kp), static_cast<int>(cp), w, u, y, splits > 1 ? s.output_elements() : 0);
   CUDA_CHECK_LAUNCH();
   // 2. Everything else in one kernel: one block per SM (persistent), each walking its share of
   //    the work items (split along C when the tiles alone leave SMs idle). On sm_90 it may start
@@ -254,7 +255,7 @@ void launch_fused(const ConvShape& s, const float* x, const float* w, float* y, 
   // (tut::launch_dependent_early: early only where the kernel's wait was compiled in, sm_90 code
   // on an sm_90 GPU; elsewhere plain stream order.)
   tut::launch_dependent_early(fused, grid, dim3(Cfg::kThreads), Cfg::kSmemBytes, stream, d, g, x,
-                              static_cast<const float*>(u.data()), y);
+                              static_cast<const float*>(u), y);
   // [launch]
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/check.hpp"
-#include "common/device_buffer.hpp"
+#include "common/scratch.hpp"
 #include "conv2d.hpp"
 
 namespace conv2d {
@@ -32,19 +32,20 @@ __global__ void conv2d_v10_pad_channels(const __nv_bfloat16* __restrict__ src, _
   }
 }
 
-/// The padded copies, kept between calls and grown on the first call of a larger shape (outside
-/// the timed runs). One per process: calls on several streams at once would share them (the
-/// PyTorch operator orders such calls).
+/// The memory of the padded copies, kept between calls (tut::Scratch: one for the process, grown
+/// on the untimed first call of a larger shape, lent to one call at a time in stream order).
+tut::Scratch& padded_scratch() {
+  static tut::Scratch scratch;
+  return scratch;
+}
+
+/// `rows` rows of C channels at `src` copied on `stream` into rows of C8 at `dst`, zeros past C.
 // [padded_copy]
-const __nv_bfloat16* padded_copy(tut::DeviceBuffer<__nv_bfloat16>& buffer, const __nv_bfloat16* src,
-                                 std::int64_t rows, int c, int c8, cudaStream_t stream) {
-  const auto need = static_cast<std::size_t>(rows * c8);
-  if (buffer.size() < need) buffer = tut::DeviceBuffer<__nv_bfloat16>(need);
+void pad_channels(const __nv_bfloat16* src, __nv_bfloat16* dst, std::int64_t rows, int c, int c8, cudaStream_t stream) {
   const std::int64_t total = rows * c8;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((total + 255) / 256, 4 * sm_count()));
-  conv2d_v10_pad_channels<<<blocks, 256, 0, stream>>>(src, buffer.data(), rows, c, c8);
+  conv2d_v10_pad_channels<<<blocks, 256, 0, stream>>>(src, dst, rows, c, c8);
   CUDA_CHECK_LAUNCH();
-  return buffer.data();
 }
 // [padded_copy]
 
@@ -61,8 +62,8 @@ const __nv_bfloat16* padded_copy(tut::DeviceBuffer<__nv_bfloat16>& buffer, const
 /// in every call, and the copy of w is small.
 ///
 /// **Changed since v09.** No new convolution kernel: conv2d_v10_pad_channels() copies x (N H W
-/// rows of C channels) and w (K R S rows) into rows of C8, and v07's launcher runs on the copies
-/// with C8 channels. v08 and v09 need C % 64 == 0, which would multiply the stem's work by 21.
+/// rows of C channels) and w (K R S rows) into rows of C8 (in memory kept between calls, a
+/// tut::Scratch), and v07's launcher runs on the copies with C8 channels. v08 and v09 need C % 64 == 0, which would multiply the stem's work by 21.
 ///
 /// **What is still wrong.** The stem spends 5 of every 8 multiply-adds on zeros, and the padded
 /// copy of x is a pass over memory before the convolution starts. A stem kernel of its own would
@@ -85,11 +86,15 @@ void launch_conv2d_v10_padded_channels(const ConvShape& s, const __nv_bfloat16* 
   require_valid(s, "v10_padded_channels_bf16_nhwc");
   const std::string why = supports_v10(s);
   if (!why.empty()) throw std::invalid_argument("v10_padded_channels_bf16_nhwc: " + why);
-  static tut::DeviceBuffer<__nv_bfloat16> x8, w8;
   ConvShape padded = s;
   padded.c = (s.c + 7) / 8 * 8;
-  const __nv_bfloat16* xp = padded_copy(x8, x, s.n * s.h * s.w, static_cast<int>(s.c), static_cast<int>(padded.c), stream);
-  const __nv_bfloat16* wp = padded_copy(w8, w, s.k * s.r * s.s, static_cast<int>(s.c), static_cast<int>(padded.c), stream);
+  const std::size_t x_bytes = tut::round_up_256(static_cast<std::size_t>(padded.input_elements()) * 2);
+  const tut::Scratch::Lease copies =
+      padded_scratch().lease(x_bytes + static_cast<std::size_t>(padded.filter_elements()) * 2, stream);
+  __nv_bfloat16* const xp = copies.at<__nv_bfloat16>(), *const wp = copies.at<__nv_bfloat16>(x_bytes);
+  const int c = static_cast<int>(s.c), c8 = static_cast<int>(padded.c);
+  pad_channels(x, xp, s.n * s.h * s.w, c, c8, stream);
+  pad_channels(w, wp, s.k * s.r * s.s, c, c8, stream);
   launch_conv2d_v07_mma_bf16(padded, xp, wp, y, stream);
 }
 

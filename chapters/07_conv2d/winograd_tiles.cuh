@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "common/ampere_ptx.cuh"
-#include "common/device_buffer.hpp"
+#include "common/scratch.hpp"
 #include "conv2d.hpp"
 #include "winograd.hpp"
 
@@ -225,15 +225,11 @@ inline std::int64_t fused_tile_count(const ConvShape& s) { return s.n * fused_ti
 /// v rounded up to a multiple of m (U's padded C and K).
 inline std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 
-/// The transformed filter U, kept between runs (it only grows; allocated on the untimed first
-/// run of a shape, freed at exit).
-inline tut::DeviceBuffer<float>& filter_workspace(std::size_t count) {
-  static tut::DeviceBuffer<float> u;
-  if (u.size() < count) {
-    u = tut::DeviceBuffer<float>();
-    u = tut::DeviceBuffer<float>(count);
-  }
-  return u;
+/// The memory of the transformed filter U, kept between runs (tut::Scratch: one for the process,
+/// grown on the untimed first run of a larger shape, lent in stream order, freed at exit).
+inline tut::Scratch& filter_scratch() {
+  static tut::Scratch scratch;
+  return scratch;
 }
 
 /// The largest transformed filter v06 allocates.

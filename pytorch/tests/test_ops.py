@@ -1,7 +1,7 @@
 """The tutorial's PyTorch operators against torch's own: values (torch.testing.assert_close over
 each chapter's awkward sizes, against a float64 reference with the chapter's bound:
 tutorial_torch/reference.py), torch.library.opcheck on every operator, bad inputs raising, torch's
-current stream, and the shared scratch buffers of two versions under two streams at once. Exits 77
+current stream, and the memory three versions keep between calls under two streams at once. Exits 77
 (skipped) without a GPU."""
 import math
 import sys
@@ -175,7 +175,7 @@ class MatrixValues(unittest.TestCase):
         torch.testing.assert_close(ops.gemm(A, B), torch.zeros(4, 3, device=DEV), rtol=0, atol=0)
 
     def test_gemm_bf16(self):
-        # 256 x 512 x 128 and 100 x 72 x 40 take the TMA path (K, N multiples of 8); 33 x 65 x 17 v11's.
+        # 33 x 65 x 17: K and N not multiples of 8, so v19's TMA path copies both operands first.
         for m, n, k in [(64, 64, 64), (256, 512, 128), (100, 72, 40), (33, 65, 17), (1024, 1024, 1024), (1, 8, 8)]:
             A, B = bf16(rand(m, k)), bf16(rand(k, n))
             got = poisoned(ops.gemm, A, B, out_numel=m * n)
@@ -184,6 +184,8 @@ class MatrixValues(unittest.TestCase):
             C = rand(m, n)
             self.assertChecked(reference.check_gemm(ops.gemm(A, B, C, alpha=-2.0, beta=0.25), A, B, C, -2.0, 0.25),
                                f"bf16 alpha/beta {m}x{n}x{k}")
+        if torch.cuda.get_device_capability() >= (9, 0):  # the Hopper path ran, not the sm_80 fallback
+            self.assertEqual(ops.last_version("tutorial::gemm"), "v19_split_k")
         base = bf16(rand(70000))  # a view that starts 2 bytes off a 16-byte boundary
         A, B = base[1:1 + 64 * 64].view(64, 64), bf16(rand(64, 64))
         self.assertChecked(reference.check_gemm(ops.gemm(A, B), A, B), "bf16 misaligned view")
@@ -222,22 +224,24 @@ class MatrixValues(unittest.TestCase):
         torch.testing.assert_close(o, torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
                                    rtol=2e-2, atol=2e-2)
 
-    def test_shared_scratch_on_two_streams(self):
-        # gemm v09 (N % 4 != 0: B padded into its scratch) and conv2d v06 (filters transformed into
-        # its scratch) on two streams at once, each stream first held back by a sleep: the calls
-        # are ordered by the operator, so both results are right.
+    def test_kept_memory_on_two_streams(self):
+        # gemm v09 (N % 4 != 0: B padded into memory kept between calls), gemm v19 on bf16 with
+        # K % 8 != 0 (A copied into aligned kept memory) and conv2d v06 (filters transformed into
+        # kept memory) on two streams at once, each stream first held back by a sleep: tut::Scratch
+        # lends the memory in stream order, so every result is right.
         streams = [torch.cuda.Stream(), torch.cuda.Stream()]
-        inputs = [(rand(300, 200), rand(200, 333), last(rand(2, 16, 14, 14)), last(rand(32, 16, 3, 3))),
-                  (rand(300, 200), rand(200, 333), last(rand(2, 16, 14, 14)), last(rand(32, 16, 3, 3)))]
+        inputs = [(rand(300, 200), rand(200, 333), bf16(rand(256, 203)), bf16(rand(203, 512)),
+                   last(rand(2, 16, 14, 14)), last(rand(32, 16, 3, 3))) for _ in streams]
         torch.cuda.synchronize()
         outs = []
-        for s, (A, B, x, w) in zip(streams, inputs):
+        for s, (A, B, A16, B16, x, w) in zip(streams, inputs):
             with torch.cuda.stream(s):
                 torch.cuda._sleep(20_000_000)
-                outs.append((ops.gemm(A, B), ops.conv2d(x, w, [1, 1], [1, 1])))
+                outs.append((ops.gemm(A, B), ops.gemm(A16, B16), ops.conv2d(x, w, [1, 1], [1, 1])))
         torch.cuda.synchronize()
-        for (A, B, x, w), (g, y) in zip(inputs, outs):
-            self.assertChecked(reference.check_gemm(g, A, B), "gemm on a side stream")
+        for (A, B, A16, B16, x, w), (g, g16, y) in zip(inputs, outs):
+            self.assertChecked(reference.check_gemm(g, A, B), "fp32 gemm on a side stream")
+            self.assertChecked(reference.check_gemm(g16, A16, B16), "bf16 gemm on a side stream")
             self.assertChecked(reference.check_conv2d(y, x, w, 1, 1, winograd=True), "conv2d on a side stream")
 
 

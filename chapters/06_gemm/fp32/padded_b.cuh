@@ -8,16 +8,20 @@
 
 #include <cstdint>
 
+#include "common/scratch.hpp"
 #include "fp32/ffma_pipeline.cuh"
 #include "gemm.hpp"
 #include "gemm_device.cuh"
 
 namespace gemm {
 
-/// B (k x n, row-major) copied on `stream` into rows of `ldb` floats (a multiple of 4, >= n),
-/// zeros in columns n .. ldb-1, in a workspace kept between calls and grown when a problem needs
-/// more (one workspace for the process). Defined in fp32/v09_by_shape.cu, with its kernel.
-const float* padded_b(const float* b, std::int64_t k, std::int64_t n, std::int64_t ldb, cudaStream_t stream);
+/// The memory of the padded copy: kept between calls, one for the process, lent to one call at a
+/// time in stream order (tut::Scratch). Defined in fp32/v09_by_shape.cu.
+tut::Scratch& padded_b_scratch();
+
+/// B (k x n, row-major) copied on `stream` into `dst`, rows of `ldb` floats (a multiple of 4,
+/// >= n), zeros in columns n .. ldb-1. Defined in fp32/v09_by_shape.cu, with its kernel.
+void pad_b(const float* b, std::int64_t k, std::int64_t n, std::int64_t ldb, float* dst, cudaStream_t stream);
 
 // [pad]
 /// Runs configuration Cfg as v09 does: when B's rows are not 16-byte aligned (N % 4 != 0 or a
@@ -34,7 +38,9 @@ void launch_padded_b(std::int64_t m, std::int64_t n, std::int64_t k, float alpha
   }
   check_dims(m, n, k);
   const std::int64_t ldb = (n + Cfg::BN - 1) / Cfg::BN * Cfg::BN;
-  launch_pipelined_ldb<Cfg>(m, n, k, alpha, a, padded_b(b, k, n, ldb, stream), ldb, beta, c, stream);
+  const tut::Scratch::Lease copy = padded_b_scratch().lease(static_cast<std::size_t>(k * ldb) * sizeof(float), stream);
+  pad_b(b, k, n, ldb, copy.at<float>(), stream);
+  launch_pipelined_ldb<Cfg>(m, n, k, alpha, a, copy.at<float>(), ldb, beta, c, stream);
 }
 // [pad]
 

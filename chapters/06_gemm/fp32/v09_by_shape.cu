@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "common/device_buffer.hpp"
 #include "fp32/ffma_configs.hpp"
 #include "fp32/ffma_pipeline.cuh"
 #include "fp32/padded_b.cuh"
@@ -42,17 +41,16 @@ __global__ void gemm_v09_pad_b(const float* __restrict__ b, std::int64_t k, std:
 
 }  // namespace
 
-// The workspace grows in the untimed first run of a size (a cudaMalloc per call would
-// synchronize the device). One workspace: v09 calls on several streams at once would share it.
-const float* padded_b(const float* b, std::int64_t k, std::int64_t n, std::int64_t ldb, cudaStream_t stream) {
+tut::Scratch& padded_b_scratch() {
+  static tut::Scratch scratch;
+  return scratch;
+}
+
+void pad_b(const float* b, std::int64_t k, std::int64_t n, std::int64_t ldb, float* dst, cudaStream_t stream) {
   if (ldb % 4 != 0) throw std::invalid_argument("gemm v09: the padded B's row stride must be a multiple of 4");
-  static tut::DeviceBuffer<float> workspace;
-  const auto need = static_cast<std::size_t>(k * ldb);
-  if (workspace.size() < need) workspace = tut::DeviceBuffer<float>(need);
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(k, 8192));
-  gemm_v09_pad_b<<<blocks, 256, 0, stream>>>(b, k, n, workspace.data(), ldb);
+  gemm_v09_pad_b<<<blocks, 256, 0, stream>>>(b, k, n, dst, ldb);
   CUDA_CHECK_LAUNCH();
-  return workspace.data();
 }
 
 // [choose]
