@@ -25,10 +25,12 @@ class Scratch {
   /// The bytes of one call, valid for the work enqueued on `stream` while the lease lives.
   class Lease {
    public:
+    /// Takes the lease over (the moved-from object then records nothing).
     Lease(Lease&& other) noexcept;
-    Lease& operator=(Lease&&) = delete;
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
+    Lease& operator=(Lease&&) = delete;       ///< a lease is not reassigned
+    Lease(const Lease&) = delete;             ///< nor copied
+    Lease& operator=(const Lease&) = delete;  ///< (see above)
+    /// Records the point after the work enqueued on the stream so far, and lets other threads in.
     ~Lease();
     /// The leased bytes (256-byte aligned, as cudaMalloc returns them).
     void* data() const { return data_; }
@@ -48,9 +50,10 @@ class Scratch {
     cudaStream_t stream_ = nullptr;
   };
 
-  Scratch() = default;
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
+  Scratch() = default;                      ///< no memory until the first lease
+  Scratch(const Scratch&) = delete;             ///< one per launcher: not copied
+  Scratch& operator=(const Scratch&) = delete;  ///< (see above)
+  /// Frees the buffers (at exit; errors are ignored, the CUDA context may be gone).
   ~Scratch();
 
   /// At least `bytes` bytes on the current device for work on `stream` (see the class comment).
