@@ -66,6 +66,8 @@ using tut::sm90::tma_load_multicast;
 using tut::sm90::tma_reduce_add;
 using tut::sm90::tma_store;
 using tut::sm90::wgmma_commit;
+using tut::sm90::wgmma_m64n128k8_tf32_rs;
+using tut::sm90::wgmma_m64n256k8_tf32_rs;
 using tut::sm90::wgmma_fence;
 using tut::sm90::wgmma_wait;
 
@@ -134,23 +136,30 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[N / 2], fl
 /// @{
 
 /// A and B as the TMA unit needs them: base addresses and row strides multiples of 16 bytes.
-/// `lda` and `ldb` are the elements between consecutive rows (>= k and >= n).
-struct TmaOperands {
-  const __nv_bfloat16* a;  ///< A (m x k), row stride lda
-  std::int64_t lda;        ///< elements between rows of A
-  const __nv_bfloat16* b;  ///< B (k x n), row stride ldb
-  std::int64_t ldb;        ///< elements between rows of B
+/// `lda` and `ldb` are the elements between consecutive rows (>= k and >= n). T is the element:
+/// __nv_bfloat16 (v12-v20) or float (v21).
+template <class T>
+struct TmaOperandsOf {
+  const T* a;          ///< A (m x k), row stride lda
+  std::int64_t lda;    ///< elements between rows of A
+  const T* b;          ///< B (k x n), row stride ldb
+  std::int64_t ldb;    ///< elements between rows of B
   /// The copies' memory, when an operand was copied: keep this object until the kernel that reads
   /// them is enqueued (tut::Scratch).
   std::optional<tut::Scratch::Lease> copies;
 };
+/// The BF16 steps' operands.
+using TmaOperands = TmaOperandsOf<__nv_bfloat16>;
 
 /// Returns A and B ready for TMA: unchanged when their bases are 16-byte aligned and k (for A),
-/// n (for B) are multiples of 8; otherwise the operand is first copied, on `stream`, into a
-/// workspace whose rows are padded to a multiple of 8 elements (one extra pass over it, counted
+/// n (for B) are multiples of 8 (bf16; 4 for fp32); otherwise the operand is first copied, on
+/// `stream`, into a workspace whose rows are padded to 16 bytes (one extra pass over it, counted
 /// in the timed run), leased from a tut::Scratch kept between calls.
 TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const __nv_bfloat16* a,
                          const __nv_bfloat16* b, cudaStream_t stream);
+/// tma_operands() for fp32 operands (v21, v22). A null `a` makes only B ready (v22 prepares A itself).
+TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                                  cudaStream_t stream);
 
 /// A tensor map (the TMA descriptor) of the row-major `rows` x `cols` matrix at `base`, `ld`
 /// elements of `elem_bytes` bytes between rows, loaded or stored in boxes of `box_rows` x

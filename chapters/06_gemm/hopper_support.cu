@@ -17,14 +17,14 @@ namespace {
 
 using tut::encode_tiled_map;  // cuTensorMapEncodeTiled, checked (common/tensor_map.hpp)
 
-/// dst[r * dst_ld + c] = src[r * src_ld + c] for a rows x cols matrix of 2-byte elements: one
-/// block per row (grid-stride), the block's threads along the row.
-__global__ void copy_rows_bf16(const unsigned short* __restrict__ src, std::int64_t src_ld,
-                               unsigned short* __restrict__ dst, std::int64_t dst_ld, std::int64_t rows,
-                               std::int64_t cols) {
+/// dst[r * dst_ld + c] = src[r * src_ld + c] for a rows x cols matrix of W-sized elements (copied
+/// as raw words): one block per row (grid-stride), the block's threads along the row.
+template <class W>
+__global__ void copy_rows(const W* __restrict__ src, std::int64_t src_ld, W* __restrict__ dst, std::int64_t dst_ld,
+                          std::int64_t rows, std::int64_t cols) {
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const unsigned short* s = src + r * src_ld;
-    unsigned short* d = dst + r * dst_ld;
+    const W* s = src + r * src_ld;
+    W* d = dst + r * dst_ld;
     for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) d[c] = s[c];
   }
 }
@@ -35,7 +35,44 @@ tut::Scratch& copies_scratch() {
   return scratch;
 }
 
-std::int64_t round_up8(std::int64_t v) { return (v + 7) / 8 * 8; }
+/// tma_operands() for elements of type T, copied as the same-sized word W.
+template <class T, class W>
+sm90::TmaOperandsOf<T> make_tma_ready(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b,
+                                      cudaStream_t stream) {
+  static_assert(sizeof(T) == sizeof(W), "copied as words of the element's size");
+  constexpr std::int64_t per16 = 16 / sizeof(T);  // elements per 16 bytes
+  const bool a_ok = a == nullptr || (k % per16 == 0 && aligned16(a));  // null: B only
+  const bool b_ok = n % per16 == 0 && aligned16(b);
+  sm90::TmaOperandsOf<T> ops{a, k, b, n, std::nullopt};
+  if (a_ok && b_ok) return ops;
+  // Copy what is not aligned into the workspace, rows padded to 16 bytes. The padding is never
+  // read: the tensor maps keep the true k and n, so TMA zero-fills past them.
+  const auto round_up = [](std::int64_t v) { return (v + per16 - 1) / per16 * per16; };
+  const std::int64_t lda = a_ok ? k : round_up(k), ldb = b_ok ? n : round_up(n);
+  const std::size_t a_bytes = a_ok ? 0 : static_cast<std::size_t>(m * lda) * sizeof(T);
+  const std::size_t b_bytes = b_ok ? 0 : static_cast<std::size_t>(k * ldb) * sizeof(T);
+  ops.copies.emplace(copies_scratch().lease(tut::round_up_256(a_bytes) + b_bytes, stream));
+  unsigned char* ws = ops.copies->template at<unsigned char>();
+  const auto copy = [stream](const T* src, std::int64_t src_ld, void* dst, std::int64_t dst_ld, std::int64_t rows,
+                             std::int64_t cols) {
+    const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(rows, 8192));
+    copy_rows<W><<<blocks, 256, 0, stream>>>(reinterpret_cast<const W*>(src), src_ld, static_cast<W*>(dst), dst_ld,
+                                             rows, cols);
+    CUDA_CHECK_LAUNCH();
+  };
+  if (!a_ok) {
+    copy(a, k, ws, lda, m, k);
+    ops.a = reinterpret_cast<const T*>(ws);
+    ops.lda = lda;
+  }
+  if (!b_ok) {
+    unsigned char* dst = ws + tut::round_up_256(a_bytes);
+    copy(b, n, dst, ldb, k, n);
+    ops.b = reinterpret_cast<const T*>(dst);
+    ops.ldb = ldb;
+  }
+  return ops;
+}
 
 }  // namespace
 
@@ -58,36 +95,12 @@ CUtensorMap make_tensor_map(const void* base, CUtensorMapDataType type, int elem
 
 TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const __nv_bfloat16* a,
                          const __nv_bfloat16* b, cudaStream_t stream) {
-  const bool a_ok = k % 8 == 0 && aligned16(a);
-  const bool b_ok = n % 8 == 0 && aligned16(b);
-  TmaOperands ops{a, k, b, n, std::nullopt};
-  if (a_ok && b_ok) return ops;
-  // Copy what is not aligned into the workspace, rows padded to 8 elements (16 bytes). The
-  // padding is never read: the tensor maps keep the true k and n, so TMA zero-fills past them.
-  const std::int64_t lda = a_ok ? k : round_up8(k), ldb = b_ok ? n : round_up8(n);
-  const std::size_t a_bytes = a_ok ? 0 : static_cast<std::size_t>(m * lda) * 2;
-  const std::size_t b_bytes = b_ok ? 0 : static_cast<std::size_t>(k * ldb) * 2;
-  ops.copies.emplace(copies_scratch().lease(tut::round_up_256(a_bytes) + b_bytes, stream));
-  unsigned char* ws = ops.copies->at<unsigned char>();
-  const auto copy = [stream](const __nv_bfloat16* src, std::int64_t src_ld, void* dst, std::int64_t dst_ld,
-                             std::int64_t rows, std::int64_t cols) {
-    const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(rows, 8192));
-    copy_rows_bf16<<<blocks, 256, 0, stream>>>(reinterpret_cast<const unsigned short*>(src), src_ld,
-                                               static_cast<unsigned short*>(dst), dst_ld, rows, cols);
-    CUDA_CHECK_LAUNCH();
-  };
-  if (!a_ok) {
-    copy(a, k, ws, lda, m, k);
-    ops.a = reinterpret_cast<const __nv_bfloat16*>(ws);
-    ops.lda = lda;
-  }
-  if (!b_ok) {
-    unsigned char* dst = ws + tut::round_up_256(a_bytes);
-    copy(b, n, dst, ldb, k, n);
-    ops.b = reinterpret_cast<const __nv_bfloat16*>(dst);
-    ops.ldb = ldb;
-  }
-  return ops;
+  return make_tma_ready<__nv_bfloat16, unsigned short>(m, n, k, a, b, stream);
+}
+
+TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                                  cudaStream_t stream) {
+  return make_tma_ready<float, unsigned>(m, n, k, a, b, stream);
 }
 
 OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m) {

@@ -305,7 +305,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 21);
+  REQUIRE(ladder == 23);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -486,7 +486,7 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v12_tma_wgmma",        "v13_two_warpgroups", "v14_warp_specialized",
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
-                                      "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v21_wgmma_tf32",       "v22_split_tf32",       "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -513,14 +513,15 @@ TEST_CASE("register-blocked and tensor-core kernels do not spill (ptxas -v, sm_9
 
 TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -v, sm_90a)", "[gemm][resources]") {
   // ptxas says so in advisories: C7517 (a warpgroup.wait it had to insert, because registers a
-  // wgmma writes are touched while it runs), C7510 (wgmma serialized), C7508 (setmaxnreg ignored).
+  // wgmma writes are touched while it runs), C7510 (wgmma serialized), C7513 (serialized because
+  // registers a wgmma reads, v21's fragments, are written while one may run), C7508 (setmaxnreg ignored).
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                            "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                           "v20_narrow_tiles"}) {
+                           "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
-      for (const char* code : {"C7517", "C7510", "C7508", "serialized"}) REQUIRE(log.find(code) == std::string::npos);
+      for (const char* code : {"C7517", "C7510", "C7513", "C7508", "serialized"}) REQUIRE(log.find(code) == std::string::npos);
     }
   }
 }
@@ -571,10 +572,10 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "fma.rn.f32"));
     REQUIRE_FALSE(has(p, "mma."));
   }
-  SECTION("v12-v18: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
+  SECTION("v12-v22: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                              "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                           "v20_narrow_tiles"}) {
+                             "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -623,6 +624,24 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     const std::string v20 = ptx("v20_narrow_tiles");
     REQUIRE(has(v20, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
     REQUIRE_FALSE(has(v20, "cp.reduce.async.bulk"));
+    // v21: TF32 wgmma with A (B^T's fragments) from registers, warp-specialized as v14.
+    const std::string v21 = ptx("v21_wgmma_tf32");
+    REQUIRE(std::regex_search(v21, std::regex(R"(wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32 \{[^}]*\}, \{%r)")));
+    REQUIRE(has(v21, "setmaxnreg.inc.sync.aligned.u32 232"));
+    REQUIRE_FALSE(has(v21, "bf16"));
+    // v22: v21's kernel on 128-row tiles (m64n128k8) with A_lo multicast too, three wgmma per k-step.
+    const std::string v22 = ptx("v22_split_tf32");
+    REQUIRE(has(v22, "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
+    REQUIRE_FALSE(has(v22, "m64n256k8"));
+    REQUIRE(has(v22, ".multicast::cluster"));
+    const auto count = [](const std::string& text, const std::string& what) {
+      std::size_t n = 0;
+      for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+      return n;
+    };
+    // Per k-slice (four k-steps): v21 four wgmma, its loop body two slices; v22 three per k-step.
+    REQUIRE(count(v21, "wgmma.mma_async.sync") == 2 * 4);
+    REQUIRE(count(v22, "wgmma.mma_async.sync") == 3 * 4);
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {

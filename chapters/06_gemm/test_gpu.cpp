@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,31 @@ TEST_CASE("tensor-core steps: the error is accumulation only; input rounding is 
       }
     }
   }
+}
+
+TEST_CASE("v22 (split TF32) is as accurate as fp32 FFMA, and v21's TF32 is not", "[gemm][precision]") {
+  // fp32 inputs (not rounded to TF32), K = 4096. The normwise error relative to sum |a b|: the
+  // fp32 versions' is accumulation only (about u = 6e-8 and below); TF32 on these inputs adds
+  // the inputs' rounding (about 2^-11 per input, averaging down to ~1e-5 over K). v22 must stay
+  // within 4x of the CUDA-core ladder's last step (v09) and of cuBLAS SGEMM, and v21 must be 100x
+  // worse than v22: the split is what buys the accuracy.
+  const Shape s{256, 384, 4096};
+  const std::uint64_t seed = tut::testing::seed() + 6;
+  const gemm::testing::Inputs in = gemm::testing::make_inputs(s, Precision::fp32, false, seed);
+  const Reference ref = make_reference(s, 1.0f, in.a.data(), in.b.data(), 0.0f, nullptr, seed);
+  std::map<std::string, double> error;
+  for (const char* name : {"v09_by_shape", "v21_wgmma_tf32", "v22_split_tf32", "cublas_sgemm"}) {
+    const auto it = std::find_if(versions().begin(), versions().end(), [&](const Version& v) { return v.info.name == name; });
+    REQUIRE(it != versions().end());
+    if (!runnable(*it)) return;
+    const std::vector<float> got = gemm::testing::run_once(it->kernel, s, 1.0f, 0.0f, in, {});
+    const tut::Tolerance loose{1e-2, 1.0, 0.0, "TF32 input rounding"};
+    error[name] = check_output(ref, got.data(), loose).rel_norm_error();
+    WARN(name << ": normwise error on fp32 inputs (relative to sum |a b|) " << error[name]);
+  }
+  REQUIRE(error["v22_split_tf32"] <= 4.0 * error["v09_by_shape"]);
+  REQUIRE(error["v22_split_tf32"] <= 4.0 * error["cublas_sgemm"]);
+  REQUIRE(error["v21_wgmma_tf32"] >= 100.0 * error["v22_split_tf32"]);
 }
 
 namespace {

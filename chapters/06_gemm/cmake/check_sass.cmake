@@ -62,7 +62,7 @@ foreach(fn IN LISTS functions)
   if(arch_${fn} EQUAL 90)
     set(have_sm90 1)
   endif()
-  if(fn MATCHES "gemm_v12_tma_wgmma|gemm_v14_warp_specialized")
+  if(fn MATCHES "gemm_v12_tma_wgmma|gemm_v14_warp_specialized|gemm_v21_wgmma_tf32")
     if(NOT arch_${fn} EQUAL 90)
       continue()  # wgmma exists only in the sm_90a code; elsewhere these kernels are traps
     endif()
@@ -97,11 +97,11 @@ endforeach()
 if(checked_tc LESS 3)
   list(APPEND failures "found ${checked_tc} tensor-core kernels for sm_80+ in ${BINARY} (expected 3: v10, v11 x 2)")
 endif()
-# v12/v13 (two instantiations of one kernel) and v14-v20 (six of another: v15 runs v14's
-# configuration, v18 v16's and one of its own, v19 and v20 one of their own each): eight sm_90a
-# wgmma kernels.
-if(have_sm90 AND checked_hopper LESS 8)
-  list(APPEND failures "found ${checked_hopper} sm_90a wgmma kernels in ${BINARY} (expected 8: v12-v20)")
+# v12/v13 (two instantiations of one kernel), v14-v20 (six of another: v15 runs v14's
+# configuration, v18 v16's and one of its own, v19 and v20 one of their own each) and v21-v22 (two
+# of the TF32 kernel): ten sm_90a wgmma kernels.
+if(have_sm90 AND checked_hopper LESS 10)
+  list(APPEND failures "found ${checked_hopper} sm_90a wgmma kernels in ${BINARY} (expected 10: v12-v22)")
 endif()
 if(checked_fp32 EQUAL 0)
   list(APPEND failures "found no fp32 kernel (gemm_v00_naive ... gemm_v07_pipelined) in ${BINARY}")
