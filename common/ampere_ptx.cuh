@@ -151,6 +151,35 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a
   mma_bf16_16816(d, a, b[0], b[1]);
 }
 
+/// d += A B for one 16x8x8 tile on the tensor cores in TF32: A 16x8 (4 registers: a[0] = (row g,
+/// col t), a[1] = (row g+8, col t), a[2] = (row g, col t+4), a[3] = (row g+8, col t+4)), B 8x8 (b0 =
+/// (row t, col g), b1 = (row t+4, col g)), d 16x8 fp32 as for mma_bf16_16816(); g = lane / 4,
+/// t = lane % 4. The registers hold fp32 bit patterns read as TF32 (round them with cvt_rna_tf32()).
+__device__ __forceinline__ void mma_tf32_1688(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  (void)d, (void)a, (void)b0, (void)b1;
+  __trap();
+#endif
+}
+
+/// x rounded to TF32 (to nearest, ties away from zero: cvt.rna.tf32.f32), as a 32-bit pattern whose
+/// low 13 bits are zero.
+__device__ __forceinline__ unsigned cvt_rna_tf32(float x) {
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+#else
+  (void)x;
+  __trap();
+#endif
+  return r;
+}
+
 /// Two floats rounded to bf16 (to nearest even) in one register, `lo` in the low half: the
 /// layout of an mma.sync operand register.
 __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {

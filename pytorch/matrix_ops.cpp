@@ -47,9 +47,10 @@ void check_gemm(const at::Tensor& A, const at::Tensor& B, const std::optional<at
 }
 
 /// alpha * A B + beta * C in float32 (C is not modified; with beta = 0 it is not read): chapter
-/// 06's v09_by_shape for float32 inputs (FFMA on the CUDA cores), v19_split_k for bfloat16
-/// (wgmma; v11_mma_bf16 where sm_90a code cannot run). The versions that keep memory between
-/// calls (v09's padded B, the Hopper steps' aligned copies) lend it in stream order (tut::Scratch).
+/// 06's v22_split_tf32 for float32 inputs (fp32 accuracy from TF32 wgmma; v09_by_shape, FFMA on the
+/// CUDA cores, where sm_90a code cannot run), v20_narrow_tiles for bfloat16 (wgmma; v11_mma_bf16
+/// where sm_90a code cannot run). The versions that keep memory between calls (v22's split A, v09's
+/// padded B, the Hopper steps' aligned copies) lend it in stream order (tut::Scratch).
 at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::optional<at::Tensor>& C, double alpha,
                      double beta) {
   check_gemm(A, B, C, beta);
@@ -62,8 +63,8 @@ at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::option
   const cudaStream_t stream = current_stream();
   const bool fp32 = A.scalar_type() == at::kFloat;
   const gemm::Version& v =
-      pick_version(gemm::versions(), fp32 ? std::vector<const char*>{"v09_by_shape"}
-                                          : std::vector<const char*>{"v19_split_k", "v11_mma_bf16"},
+      pick_version(gemm::versions(), fp32 ? std::vector<const char*>{"v22_split_tf32", "v09_by_shape"}
+                                          : std::vector<const char*>{"v20_narrow_tiles", "v11_mma_bf16"},
                    available, kGemm);
   run_launcher(kGemm, [&] {
     if (fp32) {
@@ -191,8 +192,9 @@ void check_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 /// Scaled dot-product attention forward, scale 1 / sqrt(D), the causal mask aligned bottom-right
 /// (query i sees key j iff j <= i + Sk - Sq): returns O (q's dtype) and the float32 logsumexp of
 /// each row of scores [B, H, Sq] (-inf, with O = 0, for a row that sees no key). bfloat16:
-/// v7_wgmma (v6, v5, v4 where it cannot: D = 64 or 128); float32: v3_warp_rows (D = 64 or 128),
-/// else v1_online_row (D <= 256), else v0_naive.
+/// v7_wgmma (v6, v5, v4 where it cannot: D = 64 or 128); float32: v8_split_tf32 (fp32 accuracy on
+/// the tensor cores, sm_80+; D = 64 or 128), v3_warp_rows where it cannot, else v1_online_row
+/// (D <= 256), else v0_naive.
 std::tuple<at::Tensor, at::Tensor> attention_cuda(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                                   bool causal) {
   check_attention(q, k, v);
@@ -207,7 +209,7 @@ std::tuple<at::Tensor, at::Tensor> attention_cuda(const at::Tensor& q, const at:
   const attention::Version& ver = pick_version(
       attention::versions(),
       bf16 ? std::vector<const char*>{"v7_wgmma", "v6_causal_balance", "v5_cp_async", "v4_mma"}
-           : std::vector<const char*>{"v3_warp_rows", "v1_online_row", "v0_naive"},
+           : std::vector<const char*>{"v8_split_tf32", "v3_warp_rows", "v1_online_row", "v0_naive"},
       [&](const attention::Version& x) { return x.unsupported ? x.unsupported(s) : std::string(); }, kAttention);
   const double bytes = ver.workspace_bytes ? ver.workspace_bytes(s) : 0.0;
   at::Tensor workspace = at::empty({static_cast<std::int64_t>(bytes) + 16}, q.options().dtype(at::kByte));

@@ -110,7 +110,7 @@ inline void check_shape(const Shape& s) {
 
 /// What a version's inputs are: which table it appears in, and its tolerance.
 enum class Precision {
-  fp32,  ///< fp32 Q, K, V, O; fp32 arithmetic on the CUDA cores
+  fp32,  ///< fp32 Q, K, V, O; fp32 arithmetic (CUDA cores; v8: split TF32 on the tensor cores)
   bf16,  ///< bf16 Q, K, V, O; fp32 accumulation and fp32 softmax on the tensor cores
 };
 
@@ -279,6 +279,12 @@ void launch_attention_v6_causal_balance(const Shape& s, const __nv_bfloat16* q, 
 void launch_attention_v7_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                cudaStream_t stream);
+/// @}
+
+/// @name fp32 on the tensor cores (split TF32, sm_80 and later)
+/// @{
+void launch_attention_v8_split_tf32(const Shape& s, const float* q, const float* k, const float* v, float* o,
+                                    float* lse, void* workspace, cudaStream_t stream);
 /// @}
 
 /// @name Library attention (baselines.cu): cuBLAS batched GEMMs with a softmax kernel between

@@ -37,6 +37,10 @@ const std::vector<Version>& versions() {
                     "warpgroups run Q K^T and P V on wgmma (P from registers)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v7_wgmma}, 0.0, unsupported_v7, nullptr},
+      {{"v8_split_tf32", "fp32 on the tensor cores: Q, K, P, V split into hi + lo TF32 parts, three mma.sync "
+                         "m16n8k8 per product, each tile's P V added to O in fp32",
+        80, Kind::ours},
+       {fp32, launch_attention_v8_split_tf32, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

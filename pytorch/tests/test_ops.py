@@ -169,13 +169,15 @@ class MatrixValues(unittest.TestCase):
             C = rand(m, n)
             got = ops.gemm(A, B, C, alpha=1.5, beta=-0.5)
             self.assertChecked(reference.check_gemm(got, A, B, C, 1.5, -0.5), f"fp32 alpha/beta {m}x{n}x{k}")
+        if torch.cuda.get_device_capability() >= (9, 0):  # fp32 accuracy from TF32 wgmma, not FFMA
+            self.assertEqual(ops.last_version("tutorial::gemm"), "v22_split_tf32")
         A, B = rand(4, 0), rand(0, 3)  # K = 0: C = beta C
         C = rand(4, 3)
         torch.testing.assert_close(ops.gemm(A, B, C, beta=2.0), 2 * C, rtol=0, atol=0)
         torch.testing.assert_close(ops.gemm(A, B), torch.zeros(4, 3, device=DEV), rtol=0, atol=0)
 
     def test_gemm_bf16(self):
-        # 33 x 65 x 17: K and N not multiples of 8, so v19's TMA path copies both operands first.
+        # 33 x 65 x 17: K and N not multiples of 8, so v20's TMA path copies both operands first.
         for m, n, k in [(64, 64, 64), (256, 512, 128), (100, 72, 40), (33, 65, 17), (1024, 1024, 1024), (1, 8, 8)]:
             A, B = bf16(rand(m, k)), bf16(rand(k, n))
             got = poisoned(ops.gemm, A, B, out_numel=m * n)
@@ -185,7 +187,7 @@ class MatrixValues(unittest.TestCase):
             self.assertChecked(reference.check_gemm(ops.gemm(A, B, C, alpha=-2.0, beta=0.25), A, B, C, -2.0, 0.25),
                                f"bf16 alpha/beta {m}x{n}x{k}")
         if torch.cuda.get_device_capability() >= (9, 0):  # the Hopper path ran, not the sm_80 fallback
-            self.assertEqual(ops.last_version("tutorial::gemm"), "v19_split_k")
+            self.assertEqual(ops.last_version("tutorial::gemm"), "v20_narrow_tiles")
         base = bf16(rand(70000))  # a view that starts 2 bytes off a 16-byte boundary
         A, B = base[1:1 + 64 * 64].view(64, 64), bf16(rand(64, 64))
         self.assertChecked(reference.check_gemm(ops.gemm(A, B), A, B), "bf16 misaligned view")
@@ -218,6 +220,8 @@ class MatrixValues(unittest.TestCase):
                     self.assertEqual((o.dtype, lse.dtype, tuple(lse.shape)), (dtype, torch.float32, (b, h, sq)))
                     self.assertChecked(reference.check_attention(o, lse, q, k, v, causal),
                                        f"{dtype} B{b} H{h} Sq{sq} Sk{sk} D{d} causal={causal}")
+        ops.attention(*(rand(1, 2, 128, 64) for _ in range(3)), False)  # fp32, D = 64: the tensor cores
+        self.assertEqual(ops.last_version("tutorial::attention"), "v8_split_tf32")
         # torch's own SDPA agrees (its mask is top-left aligned: the same when Sq = Sk).
         q, k, v = (bf16(rand(2, 4, 256, 64)) for _ in range(3))
         o, _ = ops.attention(q, k, v, True)
@@ -225,7 +229,8 @@ class MatrixValues(unittest.TestCase):
                                    rtol=2e-2, atol=2e-2)
 
     def test_kept_memory_on_two_streams(self):
-        # gemm v09 (N % 4 != 0: B padded into memory kept between calls), gemm v19 on bf16 with
+        # gemm on fp32 (v22: A split into memory kept between calls, and N % 4 != 0: B copied into
+        # kept memory; v09 without sm_90a: B padded into kept memory), gemm v20 on bf16 with
         # K % 8 != 0 (A copied into aligned kept memory) and conv2d v06 (filters transformed into
         # kept memory) on two streams at once, each stream first held back by a sleep: tut::Scratch
         # lends the memory in stream order, so every result is right.
