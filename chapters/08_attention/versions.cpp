@@ -41,10 +41,6 @@ const std::vector<Version>& versions() {
                          "m16n8k8 per product, each tile's P V added to O in fp32",
         80, Kind::ours},
        {fp32, launch_attention_v8_split_tf32, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
-      {{"v9_overlap", "Hopper: v7 with a software pipeline in each consumer warpgroup: tile j's softmax runs "
-                      "while the tensor cores do tile j-1's P V (FlashAttention-3's intra-warpgroup overlap)",
-        90, Kind::ours},
-       {bf16, nullptr, launch_attention_v9_overlap}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

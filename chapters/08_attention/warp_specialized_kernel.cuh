@@ -103,140 +103,59 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     if (tiles > 0) mbar_wait(q_full, 0);
 
 // [consumer]
+    // One tile: S = Q K^T, mask (if `masked`), softmax, rescale O, O += P V, release the stage.
+    const auto step = [&](int j, auto masked) {
+      const int s = j % S;
+      const unsigned parity = (j / S) % 2;
+      float sc[Bc / 2];
+      mbar_wait(&k_full[s], parity);
+      wgmma_fence();  // sc and o_acc were last written by ordinary instructions
+      wgmma_scores<T>(sc, q_rows, k_tile(s));
+      wgmma_commit();
+      wgmma_wait<0>();
+      keep_in_registers(sc);
+      if constexpr (decltype(masked)::value) {
+        // A key past the end, or (causal) after the query's diagonal, scores -inf.
+#pragma unroll
+        for (int i = 0; i < Bc / 2; ++i) {
+          const int key = j * Bc + 8 * (i / 4) + 2 * t + i % 2, row = my_row + 8 * ((i / 2) % 2);
+          const bool visible = key < sk && (!causal || key <= row + sk - sq);
+          if (!visible) sc[i] = -INFINITY;
+        }
+      }
+      float alpha[2];
+      softmax_tile<Bc>(sc, m, l, alpha, scale_log2);
+      // Rescale O only if a row of this warp has a new max (alpha == 1 exactly when it has not).
+      if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) o_acc[i] *= alpha[(i / 2) % 2];
+      }
+      // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
+      // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
+      std::uint32_t p[Bc / 16][4];
+#pragma unroll
+      for (int kk = 0; kk < Bc / 16; ++kk) {
+        p[kk][0] = pack_bf16x2(sc[8 * kk + 0], sc[8 * kk + 1]);  // row g,     keys 2t, 2t+1
+        p[kk][1] = pack_bf16x2(sc[8 * kk + 2], sc[8 * kk + 3]);  // row g + 8, keys 2t, 2t+1
+        p[kk][2] = pack_bf16x2(sc[8 * kk + 4], sc[8 * kk + 5]);  // row g,     keys 2t+8, 2t+9
+        p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
+      }
+      mbar_wait(&v_full[s], parity);
+      wgmma_fence();
+      wgmma_pv<T>(o_acc, p, v_tile(s));
+      wgmma_commit();
+      wgmma_wait<0>();
+      keep_in_registers(o_acc);
+      if (lane == 0) mbar_arrive(&empty[s]);  // this warp is done with tile j's K and V
+    };
     // As v6: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
     // first row; the tiles before them run without it.
     int unmasked = sk / Bc;
     if (causal) unmasked = min(unmasked, max(0, (row0 + wg_row + sk - sq + 1) / Bc));
     unmasked = min(unmasked, tiles);
-    if constexpr (!T::kOverlap) {
-      // One tile: S = Q K^T, mask (if `masked`), softmax, rescale O, O += P V, release the stage.
-      const auto step = [&](int j, auto masked) {
-        const int s = j % S;
-        const unsigned parity = (j / S) % 2;
-        float sc[Bc / 2];
-        mbar_wait(&k_full[s], parity);
-        wgmma_fence();  // sc and o_acc were last written by ordinary instructions
-        wgmma_scores<T>(sc, q_rows, k_tile(s));
-        wgmma_commit();
-        wgmma_wait<0>();
-        keep_in_registers(sc);
-        if constexpr (decltype(masked)::value) {
-          // A key past the end, or (causal) after the query's diagonal, scores -inf.
-#pragma unroll
-          for (int i = 0; i < Bc / 2; ++i) {
-            const int key = j * Bc + 8 * (i / 4) + 2 * t + i % 2, row = my_row + 8 * ((i / 2) % 2);
-            const bool visible = key < sk && (!causal || key <= row + sk - sq);
-            if (!visible) sc[i] = -INFINITY;
-          }
-        }
-        float alpha[2];
-        softmax_tile<Bc>(sc, m, l, alpha, scale_log2);
-        // Rescale O only if a row of this warp has a new max (alpha == 1 exactly when it has not).
-        if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
-#pragma unroll
-          for (int i = 0; i < D / 2; ++i) o_acc[i] *= alpha[(i / 2) % 2];
-        }
-        // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
-        // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
-        std::uint32_t p[Bc / 16][4];
-#pragma unroll
-        for (int kk = 0; kk < Bc / 16; ++kk) {
-          p[kk][0] = pack_bf16x2(sc[8 * kk + 0], sc[8 * kk + 1]);  // row g,     keys 2t, 2t+1
-          p[kk][1] = pack_bf16x2(sc[8 * kk + 2], sc[8 * kk + 3]);  // row g + 8, keys 2t, 2t+1
-          p[kk][2] = pack_bf16x2(sc[8 * kk + 4], sc[8 * kk + 5]);  // row g,     keys 2t+8, 2t+9
-          p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
-        }
-        mbar_wait(&v_full[s], parity);
-        wgmma_fence();
-        wgmma_pv<T>(o_acc, p, v_tile(s));
-        wgmma_commit();
-        wgmma_wait<0>();
-        keep_in_registers(o_acc);
-        if (lane == 0) mbar_arrive(&empty[s]);  // this warp is done with tile j's K and V
-      };
-      int j = 0;
-      for (; j < unmasked; ++j) step(j, std::false_type{});
-      for (; j < tiles; ++j) step(j, std::true_type{});
-    } else {
-// [overlap]
-      // v9: a software pipeline over the tiles. Per iteration: issue S_j = Q K_j^T, then O +=
-      // P_{j-1} V_{j-1}; wait for S_j only (wgmma_wait<1>: all but the newest group); S_j's mask and
-      // softmax while P V runs on the tensor cores; wait for P V; rescale O; P_j = bf16(S_j).
-      // Nothing runs across iterations, and no register a running wgmma reads is written (S_j is
-      // free once its group is done; P and O change only after the wait for P V).
-      std::uint32_t p[Bc / 16][4];
-      float sc[Bc / 2];
-      const auto issue_scores = [&](int j) {
-        mbar_wait(&k_full[j % S], (j / S) % 2);
-        wgmma_fence();
-        wgmma_scores<T>(sc, q_rows, k_tile(j % S));
-        wgmma_commit();
-      };
-      const auto issue_pv = [&](int j) {
-        mbar_wait(&v_full[j % S], (j / S) % 2);
-        wgmma_fence();
-        wgmma_pv<T>(o_acc, p, v_tile(j % S));
-        wgmma_commit();
-      };
-      const auto softmax = [&](int j, auto masked, float (&alpha)[2]) {
-        if constexpr (decltype(masked)::value) {
-#pragma unroll
-          for (int i = 0; i < Bc / 2; ++i) {
-            const int key = j * Bc + 8 * (i / 4) + 2 * t + i % 2, row = my_row + 8 * ((i / 2) % 2);
-            const bool visible = key < sk && (!causal || key <= row + sk - sq);
-            if (!visible) sc[i] = -INFINITY;
-          }
-        }
-        softmax_tile<Bc>(sc, m, l, alpha, scale_log2);
-      };
-      const auto to_p = [&] {
-#pragma unroll
-        for (int kk = 0; kk < Bc / 16; ++kk) {
-#pragma unroll
-          for (int r = 0; r < 4; ++r) p[kk][r] = pack_bf16x2(sc[8 * kk + 2 * r], sc[8 * kk + 2 * r + 1]);
-        }
-      };
-      const auto release = [&](int j) {
-        if (lane == 0) mbar_arrive(&empty[j % S]);
-      };
-      // One iteration: tile j's scores and softmax, tile j - 1's P V.
-      const auto iteration = [&](int j, auto masked) {
-        issue_scores(j);
-        issue_pv(j - 1);
-        wgmma_wait<1>();  // S_j is done; P V may still run
-        keep_in_registers(sc);
-        float alpha[2];
-        softmax(j, masked, alpha);
-        wgmma_wait<0>();  // P V is done: O, P and tile j - 1's stage are free
-        keep_in_registers(o_acc);
-        release(j - 1);
-        if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
-#pragma unroll
-          for (int i = 0; i < D / 2; ++i) o_acc[i] *= alpha[(i / 2) % 2];
-        }
-        to_p();
-      };
-      if (tiles > 0) {
-        float alpha[2];
-        issue_scores(0);
-        wgmma_wait<0>();
-        keep_in_registers(sc);
-        if (unmasked > 0) {
-          softmax(0, std::false_type{}, alpha);
-        } else {
-          softmax(0, std::true_type{}, alpha);
-        }
-        to_p();  // O is still 0: no rescale
-        int j = 1;
-        for (; j < unmasked; ++j) iteration(j, std::false_type{});
-        for (; j < tiles; ++j) iteration(j, std::true_type{});
-        issue_pv(tiles - 1);
-        wgmma_wait<0>();
-        keep_in_registers(o_acc);
-        release(tiles - 1);
-      }
-// [overlap]
-    }
+    int j = 0;
+    for (; j < unmasked; ++j) step(j, std::false_type{});
+    for (; j < tiles; ++j) step(j, std::true_type{});
 // [consumer]
 
     // The end: each row's l summed over its quad, O / l in bf16, lse; rows past Sq are not stored.
@@ -275,11 +194,10 @@ template <class Tiles>
 void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                              __nv_bfloat16* o, float* lse, cudaStream_t stream) {
   using T = WgmmaConfig<Tiles>;
-  const char* who = T::kOverlap ? "v9_overlap" : "v7_wgmma";
   const std::string why = unsupported_v7(s);
-  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
-  if (s.d != T::D) throw std::invalid_argument(std::string(who) + ": these tiles are compiled for D = " + std::to_string(T::D));
-  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, who);  // 16-byte alignment (TMA needs it)
+  if (!why.empty()) throw std::invalid_argument("v7_wgmma: " + why);
+  if (s.d != T::D) throw std::invalid_argument("v7: these tiles are compiled for D = " + std::to_string(T::D));
+  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, "v7_wgmma");  // 16-byte alignment (TMA needs it)
   tut::allow_dynamic_smem(attention_v7_wgmma<T>, T::kSmemBytes);
   const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::Br);
   const CUtensorMap map_k = head_map(k, s.sk, s.heads(), T::D, T::Bc);

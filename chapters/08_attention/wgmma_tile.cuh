@@ -23,9 +23,6 @@ struct WgmmaTiles {
   static constexpr int keys_per_tile = 128;    ///< Bc: 64 or 128, the n of S's wgmma
   /// Blocks per SM, 1 or 2: the registers the consumers get follow from it.
   static constexpr int min_blocks_per_sm = 1;
-  /// v9: tile j + 1's S = Q K^T and tile j's O += P V run on the tensor cores while the threads
-  /// do tile j + 1's softmax (FlashAttention-3's overlap inside a warpgroup); v7: one after another.
-  static constexpr bool overlap = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -38,7 +35,6 @@ struct WgmmaConfig {
   static constexpr int kConsumers = 2;                     ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
   static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM (`__launch_bounds__`)
-  static constexpr bool kOverlap = Tiles::overlap;         ///< v9's software pipeline (see WgmmaTiles)
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
   static constexpr int kStages = 2;                        ///< K/V tiles resident in shared memory
@@ -149,8 +145,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 /// search (tune/) checks with it, at compile time, that its row for what a version runs is that.
 template <class A, class B>
 constexpr bool same_wgmma_tiles() {
-  return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile &&
-         A::min_blocks_per_sm == B::min_blocks_per_sm && A::overlap == B::overlap;
+  return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm;
 }
 
 // [v7_config]
