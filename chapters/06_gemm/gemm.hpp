@@ -226,7 +226,7 @@ void launch_gemm_v11_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
-/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v22_split_tf32.cu)
+/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v23_tf32_tile_by_waves.cu)
 /// @{
 void launch_gemm_v12_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
@@ -263,6 +263,10 @@ void launch_gemm_v21_wgmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, 
                                 const float* b, float beta, float* c, cudaStream_t stream);
 void launch_gemm_v22_split_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                 const float* b, float beta, float* c, cudaStream_t stream);
+void launch_gemm_v23_tf32_tile_by_waves(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                                        const float* b, float beta, float* c, cudaStream_t stream);
+/// v23's choice on a GPU of `sms` SMs: the rows of C per block (256, 128 or 64) whose waves end first.
+int v23_tile_rows(std::int64_t m, std::int64_t n, int sms);
 /// @}
 
 /// @name cuBLAS baselines (cublas_baselines.cpp): the same problem, row-major via C^T = B^T A^T

@@ -67,6 +67,7 @@ using tut::sm90::tma_reduce_add;
 using tut::sm90::tma_store;
 using tut::sm90::wgmma_commit;
 using tut::sm90::wgmma_m64n128k8_tf32_rs;
+using tut::sm90::wgmma_m64n64k8_tf32_rs;
 using tut::sm90::wgmma_m64n256k8_tf32_rs;
 using tut::sm90::wgmma_fence;
 using tut::sm90::wgmma_wait;

@@ -305,7 +305,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 23);
+  REQUIRE(ladder == 24);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -412,6 +412,16 @@ TEST_CASE("v19's splits at the table's shapes on an H100 (132 SMs)", "[gemm][reg
   REQUIRE(v19_splits(1, 1, 1 << 20, 132) == 4);
 }
 
+TEST_CASE("v23's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
+  REQUIRE(v23_tile_rows(1024, 1024, 132) == 64);   // 16, 32 or 64 cluster pairs: one wave each
+  REQUIRE(v23_tile_rows(2048, 2048, 132) == 256);  // 1, 2 and 4 waves
+  REQUIRE(v23_tile_rows(4096, 4096, 132) == 256);
+  REQUIRE(v23_tile_rows(8192, 8192, 132) == 256);
+  REQUIRE(v23_tile_rows(4095, 4097, 132) == 256);  // 5, 9 and 17 waves: 100, 108, 119
+  REQUIRE(v23_tile_rows(2048, 1024, 132) == 128);  // 1, 1 and 2 waves: 20, 12, 14
+  REQUIRE(v23_tile_rows(1, 1, 132) == 64);
+}
+
 TEST_CASE("v20's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
   REQUIRE(v20_tile_n(1024, 1024, 132) == 64);    // 32, 64 or 128 tiles: one wave each, the cheapest is 64 wide
   REQUIRE(v20_tile_n(2048, 1024, 132) == 128);   // 1, 1 and 2 waves
@@ -486,7 +496,8 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v12_tma_wgmma",        "v13_two_warpgroups", "v14_warp_specialized",
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
-                                      "v21_wgmma_tf32",       "v22_split_tf32",       "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v21_wgmma_tf32",       "v22_split_tf32",       "v23_tf32_tile_by_waves",
+                                      "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -517,7 +528,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   // registers a wgmma reads, v21's fragments, are written while one may run), C7508 (setmaxnreg ignored).
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                            "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                           "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32"}) {
+                           "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -575,7 +586,7 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
   SECTION("v12-v22: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                              "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                             "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32"}) {
+                             "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -642,6 +653,11 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     // Per k-slice (four k-steps): v21 four wgmma, its loop body two slices; v22 three per k-step.
     REQUIRE(count(v21, "wgmma.mma_async.sync") == 2 * 4);
     REQUIRE(count(v22, "wgmma.mma_async.sync") == 3 * 4);
+    // v23: v21's kernel with 256, 128 and 64 rows (m64n256k8, m64n128k8, m64n64k8).
+    const std::string v23 = ptx("v23_tf32_tile_by_waves");
+    for (const char* shape : {"m64n256k8", "m64n128k8", "m64n64k8"}) {
+      REQUIRE(has(v23, std::string("wgmma.mma_async.sync.aligned.") + shape + ".f32.tf32.tf32"));
+    }
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {

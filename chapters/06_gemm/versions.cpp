@@ -62,6 +62,8 @@ const std::vector<Version>& versions() {
        {tf32, launch_gemm_v21_wgmma_tf32, nullptr}, 0.0, hopper_unavailable},
       {{"v22_split_tf32", "fp32 from TF32 tensor cores: each operand split into hi + lo TF32 parts, three wgmma products (v21's kernel), fp32 accumulation", 90, Kind::ours},
        {fp32, launch_gemm_v22_split_tf32, nullptr}, 0.0, hopper_unavailable},
+      {{"v23_tf32_tile_by_waves", "v21 with 256, 128 or 64 rows of C per block, chosen by how the waves fill the GPU (v18's rule, for TF32)", 90, Kind::ours},
+       {tf32, launch_gemm_v23_tf32_tile_by_waves, nullptr}, 0.0, hopper_unavailable},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
       {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},

@@ -18,7 +18,7 @@ namespace gemm {
 
 /// The TF32 kernel's configuration from `Tiles`, a struct with `parts` (1: v21, the operands as
 /// TF32; 2: v22, each operand split into a high and a low TF32 part), `rows` (rows of C per
-/// block: wgmma's n, 256 or 128), `stages` (k-slices in the ring) and `promote` (v22: each slice's
+/// block: wgmma's n, 256, 128 or 64), `stages` (k-slices in the ring) and `promote` (v22: each slice's
 /// products summed by the tensor cores alone, then added to fp32 registers by the threads). The
 /// kernel computes C^T = B^T A^T: wgmma's M is C's columns, its N C's rows, so a block tile is
 /// kRows x kCols of C with two consumer warpgroups of 64 columns each.
@@ -27,7 +27,7 @@ template <class Tiles>
 struct Tf32Config {
   static constexpr int kParts = Tiles::parts;      ///< parts per operand: 1 (TF32) or 2 (hi + lo, v22)
   static constexpr int kStages = Tiles::stages;    ///< k-slices resident in shared memory
-  static constexpr int kRows = Tiles::rows;        ///< rows of C per block: wgmma's n (m64n256k8 or m64n128k8)
+  static constexpr int kRows = Tiles::rows;        ///< rows of C per block: wgmma's n (m64n{256,128,64}k8)
   static constexpr bool kPromote = Tiles::promote; ///< per-slice sums added to fp32 registers (v22)
   static constexpr int kCols = 128;    ///< columns of C per block: two consumers x wgmma's m (64)
   static constexpr int kBK = 32;       ///< k-slice: 32 fp32 = 128 bytes, one row of the 128-byte swizzle
@@ -45,10 +45,21 @@ struct Tf32Config {
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8;  ///< dynamic smem
   static_assert(kParts == 1 || kParts == 2, "v21/v22: one part (TF32) or two (hi + lo)");
   static_assert(kStages >= 2, "a ring needs at least two stages");
-  static_assert(kRows == 128 || kRows == 256, "wgmma n = 128 or 256");
+  static_assert(kRows == 64 || kRows == 128 || kRows == 256, "wgmma n = 64, 128 or 256");
   static_assert(kSmemBytes <= 227 * 1024, "v21: more shared memory than a Hopper block may have");
 };
 // [config]
+
+/// v21's configuration of the TF32 kernel: the operands as TF32, 256 x 128 tiles, four stages of
+/// 48 KiB (v23 runs it for the problems that fill the GPU).
+// [v21_config]
+struct V21Tiles {
+  static constexpr int parts = 1;         ///< one TF32 part per operand
+  static constexpr int rows = 256;        ///< 256 x 128 tiles of C: wgmma m64n256k8
+  static constexpr int stages = 4;        ///< 4 stages of 48 KiB (A 32, B 16) in the ring
+  static constexpr bool promote = false;  ///< the tensor cores accumulate the whole k-loop
+};
+// [v21_config]
 
 #if GEMM_SM90A
 /// Loads one k-slice's register fragments of B^T (the wgmma's A: 64 columns of C x 32 k) from the
@@ -89,14 +100,16 @@ __device__ __forceinline__ void split_fragments(std::uint32_t (&f)[2][4][4]) {
 }
 // [split]
 
-/// One TF32 wgmma m64nNk8 with A from registers, N = 128 or 256 (the kernel's kRows).
+/// One TF32 wgmma m64nNk8 with A from registers, N = 64, 128 or 256 (the kernel's kRows).
 template <int N>
 __device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t desc_b,
                                            int scale_d) {
   if constexpr (N == 256) {
     sm90::wgmma_m64n256k8_tf32_rs(d, a, desc_b, scale_d);
-  } else {
+  } else if constexpr (N == 128) {
     sm90::wgmma_m64n128k8_tf32_rs(d, a, desc_b, scale_d);
+  } else {
+    sm90::wgmma_m64n64k8_tf32_rs(d, a, desc_b, scale_d);
   }
 }
 #endif

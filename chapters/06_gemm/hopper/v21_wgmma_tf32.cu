@@ -6,16 +6,7 @@
 
 namespace gemm {
 
-/// v21's configuration of the TF32 kernel (tf32_kernel.cuh): the operands as TF32, four stages
-/// of 48 KiB.
-// [v21_config]
-struct V21Tiles {
-  static constexpr int parts = 1;         ///< one TF32 part per operand
-  static constexpr int rows = 256;        ///< 256 x 128 tiles of C: wgmma m64n256k8
-  static constexpr int stages = 4;        ///< 4 stages of 48 KiB (A 32, B 16) in the ring
-  static constexpr bool promote = false;  ///< the tensor cores accumulate the whole k-loop
-};
-// [v21_config]
+// v21's configuration, V21Tiles, is in tf32_kernel.cuh (v23 runs it too).
 
 /// @brief v21: TF32 tensor cores through wgmma.
 ///
