@@ -17,6 +17,7 @@ struct V23Tiles128 {
   static constexpr int stages = 6;        ///< 6 stages of 32 KiB (v21: 4 of 48)
   static constexpr bool promote = false;  ///< as v21
 };
+/// v23's smallest configuration: 64 rows of C per block (m64n64k8), 8 stages of 24 KiB.
 struct V23Tiles64 {
   static constexpr int parts = 1;         ///< one TF32 part per operand, as v21
   static constexpr int rows = 64;         ///< (v21: 256)
