@@ -136,6 +136,32 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[N / 2], fl
 /// @name Host side (hopper_support.cu)
 /// @{
 
+/// The launch configuration of `clusters` clusters of `cluster_size` CTAs (1-D clusters along x) of
+/// `threads` threads and `smem_bytes` of dynamic shared memory on `stream`, for cudaLaunchKernelEx
+/// and cudaOccupancyMaxActiveClusters; a cluster attribute only when cluster_size > 1. It holds the
+/// attribute its config points to, so it is not copied. (v14-v20's WsLaunch, v21-v23's launcher.)
+// [cluster_launch]
+struct ClusterLaunch {
+  cudaLaunchAttribute attr[1] = {};  ///< the cluster dimension
+  cudaLaunchConfig_t config = {};    ///< grid, block, shared memory, stream, attributes
+  /// The configuration (see the struct).
+  ClusterLaunch(std::int64_t clusters, int cluster_size, int threads, int smem_bytes, cudaStream_t stream) {
+    config.gridDim = dim3(static_cast<unsigned>(clusters * cluster_size));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+    config.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(cluster_size);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = cluster_size > 1 ? 1 : 0;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;  // config.attrs points into this object
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+// [cluster_launch]
+
 /// A and B as the TMA unit needs them: base addresses and row strides multiples of 16 bytes.
 /// `lda` and `ldb` are the elements between consecutive rows (>= k and >= n). T is the element:
 /// __nv_bfloat16 (v12-v20) or float (v21).
@@ -158,9 +184,10 @@ using TmaOperands = TmaOperandsOf<__nv_bfloat16>;
 /// in the timed run), leased from a tut::Scratch kept between calls.
 TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const __nv_bfloat16* a,
                          const __nv_bfloat16* b, cudaStream_t stream);
-/// tma_operands() for fp32 operands (v21, v22). A null `a` makes only B ready (v22 prepares A itself).
-TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                                  cudaStream_t stream);
+/// tma_operands() for fp32 operands with `lda` and `ldb` elements between rows (v21-v23; v22's A
+/// is its own split copy, already TMA-ready, which then passes unchanged).
+TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                                  const float* b, std::int64_t ldb, cudaStream_t stream);
 
 /// A tensor map (the TMA descriptor) of the row-major `rows` x `cols` matrix at `base`, `ld`
 /// elements of `elem_bytes` bytes between rows, loaded or stored in boxes of `box_rows` x

@@ -35,15 +35,16 @@ tut::Scratch& copies_scratch() {
   return scratch;
 }
 
-/// tma_operands() for elements of type T, copied as the same-sized word W.
+/// tma_operands() for elements of type T, copied as the same-sized word W; `a_ld` and `b_ld`: the
+/// elements between rows of A and B as given.
 template <class T, class W>
-sm90::TmaOperandsOf<T> make_tma_ready(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b,
-                                      cudaStream_t stream) {
+sm90::TmaOperandsOf<T> make_tma_ready(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t a_ld,
+                                      const T* b, std::int64_t b_ld, cudaStream_t stream) {
   static_assert(sizeof(T) == sizeof(W), "copied as words of the element's size");
   constexpr std::int64_t per16 = 16 / sizeof(T);  // elements per 16 bytes
-  const bool a_ok = a == nullptr || (k % per16 == 0 && aligned16(a));  // null: B only
-  const bool b_ok = n % per16 == 0 && aligned16(b);
-  sm90::TmaOperandsOf<T> ops{a, k, b, n, std::nullopt};
+  const bool a_ok = a_ld % per16 == 0 && aligned16(a);
+  const bool b_ok = b_ld % per16 == 0 && aligned16(b);
+  sm90::TmaOperandsOf<T> ops{a, a_ld, b, b_ld, std::nullopt};
   if (a_ok && b_ok) return ops;
   // Copy what is not aligned into the workspace, rows padded to 16 bytes. The padding is never
   // read: the tensor maps keep the true k and n, so TMA zero-fills past them.
@@ -61,13 +62,13 @@ sm90::TmaOperandsOf<T> make_tma_ready(std::int64_t m, std::int64_t n, std::int64
     CUDA_CHECK_LAUNCH();
   };
   if (!a_ok) {
-    copy(a, k, ws, lda, m, k);
+    copy(a, a_ld, ws, lda, m, k);
     ops.a = reinterpret_cast<const T*>(ws);
     ops.lda = lda;
   }
   if (!b_ok) {
     unsigned char* dst = ws + tut::round_up_256(a_bytes);
-    copy(b, n, dst, ldb, k, n);
+    copy(b, b_ld, dst, ldb, k, n);
     ops.b = reinterpret_cast<const T*>(dst);
     ops.ldb = ldb;
   }
@@ -95,12 +96,12 @@ CUtensorMap make_tensor_map(const void* base, CUtensorMapDataType type, int elem
 
 TmaOperands tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const __nv_bfloat16* a,
                          const __nv_bfloat16* b, cudaStream_t stream) {
-  return make_tma_ready<__nv_bfloat16, unsigned short>(m, n, k, a, b, stream);
+  return make_tma_ready<__nv_bfloat16, unsigned short>(m, n, k, a, k, b, n, stream);
 }
 
-TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-                                  cudaStream_t stream) {
-  return make_tma_ready<float, unsigned>(m, n, k, a, b, stream);
+TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                                  const float* b, std::int64_t ldb, cudaStream_t stream) {
+  return make_tma_ready<float, unsigned>(m, n, k, a, lda, b, ldb, stream);
 }
 
 OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m) {

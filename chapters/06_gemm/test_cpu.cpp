@@ -15,6 +15,7 @@
 #include "common/testing.hpp"
 #include "fp32/shape_choice.hpp"
 #include "gemm.hpp"
+#include "hopper_path_shapes.hpp"
 #include "tune/tune.hpp"
 
 using namespace gemm;
@@ -410,6 +411,25 @@ TEST_CASE("v19's splits at the table's shapes on an H100 (132 SMs)", "[gemm][reg
   REQUIRE(v19_splits(4095, 4097, 1023, 132) == 1);
   REQUIRE(v19_splits(8192, 8192, 8192, 132) == 1);
   REQUIRE(v19_splits(1, 1, 1 << 20, 132) == 4);
+}
+
+TEST_CASE("the GPU tests' shapes reach every path of v18-v20 and v23 on an H100 (132 SMs)", "[gemm][registry]") {
+  // test_gpu.cpp runs these shapes; on an H100 they must take the paths its comments name.
+  const std::vector<Shape> a = gemm::testing::v18_v20_path_shapes();
+  REQUIRE(a.size() == 5);
+  REQUIRE(v18_takes_half_tiles(a[0].m, a[0].n, 132));          // 1000 x 1000: half tiles
+  REQUIRE(v19_splits(a[1].m, a[1].n, a[1].k, 132) == 4);         // 300 x 200 x 4100: 4 shares
+  REQUIRE(v19_splits(a[2].m, a[2].n, a[2].k, 132) == 2);         // 513 x 260 x 2049: 2 shares
+  REQUIRE(v19_splits(a[3].m, a[3].n, a[3].k, 132) > 1);          // 300 x 201 x 4100: would split ...
+  REQUIRE(a[3].n % 4 != 0);                                      // ... but cannot (no TMA reduce)
+  REQUIRE(v19_splits(a[4].m, a[4].n, a[4].k, 132) == 2);         // 130 x 132 x 2048: 2 shares
+  for (const Shape& s : a) REQUIRE(v20_tile_n(s.m, s.n, 132) == 64);
+  std::set<int> rows;
+  for (const Shape& s : gemm::testing::v23_path_shapes()) rows.insert(v23_tile_rows(s.m, s.n, 132));
+  REQUIRE(rows == std::set<int>{64, 128, 256});
+  REQUIRE(v23_tile_rows(1000, 1000, 132) == 64);
+  REQUIRE(v23_tile_rows(2048, 1000, 132) == 128);
+  REQUIRE(v23_tile_rows(2048, 2048, 132) == 256);
 }
 
 TEST_CASE("v23's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {

@@ -9,6 +9,7 @@
 
 #include "common/device_buffer.hpp"
 #include "fp32/shape_choice.hpp"
+#include "hopper_path_shapes.hpp"
 #include "test_support.hpp"
 #include "tune/tune.hpp"
 
@@ -92,16 +93,10 @@ TEST_CASE("the Hopper steps over many tiles per block, wrapping rings, odd tile 
 
 TEST_CASE("v18-v20 on each of their paths: half and narrow tiles, split-K with beta = 0 and beta != 0, no split",
           "[gemm][hopper]") {
-  // On an H100 (132 SMs): 1000 x 1000 x 300 runs v18's half tiles (64 of them, one wave);
-  // 300 x 200 x 4100 splits each of its 6 half tiles into 4 shares of 16-17 k-slices (the last
-  // slice partial: K is not a multiple of 64, nor of 8, so the operands are repacked first);
-  // 513 x 260 x 2049 splits 15 tiles in 2 uneven shares (16 and 17 slices); 300 x 201 x 4100
-  // cannot split (N % 4 != 0: no TMA reduce into C) and runs v18. v20 runs its 128 x 64 tiles on
-  // all five. The sanitizers get the smallest split, 130 x 132 x 2048 (4 tiles, 2 shares).
-  const std::vector<Shape> shapes =
-      tut::testing::sanitizing()
-          ? std::vector<Shape>{{130, 132, 2048}}
-          : std::vector<Shape>{{1000, 1000, 300}, {300, 200, 4100}, {513, 260, 2049}, {300, 201, 4100}, {130, 132, 2048}};
+  // The shapes and the paths they take on an H100: hopper_path_shapes.hpp (test_cpu.cpp checks
+  // the paths). The sanitizers get the smallest split, 130 x 132 x 2048 (4 tiles, 2 shares).
+  const std::vector<Shape> shapes = tut::testing::sanitizing() ? std::vector<Shape>{{130, 132, 2048}}
+                                                               : gemm::testing::v18_v20_path_shapes();
   for (const auto& v : versions()) {
     if (v.info.name != "v18_tile_by_waves" && v.info.name != "v19_split_k" && v.info.name != "v20_narrow_tiles") {
       continue;
@@ -121,11 +116,10 @@ TEST_CASE("v18-v20 on each of their paths: half and narrow tiles, split-K with b
 }
 
 TEST_CASE("v23 on each of its tiles (256, 128 and 64 rows), K odd and not a multiple of the slice", "[gemm][hopper]") {
-  // On an H100 (132 SMs): 1000 x 1000 runs 64-row tiles, 2048 x 1000 128-row tiles, 2048 x 2048
-  // 256-row tiles (v21's); K = 333 and 200: 11 and 7 slices of 32, an odd count, rounded up.
-  const std::vector<Shape> shapes = tut::testing::sanitizing()
-                                        ? std::vector<Shape>{{200, 300, 333}}
-                                        : std::vector<Shape>{{1000, 1000, 333}, {2048, 1000, 200}, {2048, 2048, 200}};
+  // The shapes and the paths they take on an H100: hopper_path_shapes.hpp (test_cpu.cpp checks
+  // the paths).
+  const std::vector<Shape> shapes = tut::testing::sanitizing() ? std::vector<Shape>{{200, 300, 333}}
+                                                               : gemm::testing::v23_path_shapes();
   for (const auto& v : versions()) {
     if (v.info.name != "v23_tf32_tile_by_waves") continue;
     DYNAMIC_SECTION(v.info.name) {

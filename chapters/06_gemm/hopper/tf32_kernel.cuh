@@ -381,7 +381,7 @@ void launch_tf32_kernel(const Tf32Maps& maps, std::int64_t m, std::int64_t n, st
   using Cfg = Tf32Config<Tiles>;
   const std::int64_t units =
       (m + Cfg::kRows - 1) / Cfg::kRows * (((n + Cfg::kCols - 1) / Cfg::kCols + Cfg::kClusterN - 1) / Cfg::kClusterN);
-  if (units * Cfg::kClusterN > INT_MAX) throw std::invalid_argument("gemm v21: too many block tiles");
+  if (units * Cfg::kClusterN > INT_MAX) throw std::invalid_argument("gemm v21-v23: too many block tiles for a 1-D grid");
   const auto kernel = gemm_v21_wgmma_tf32<Cfg>;
   tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);
   CUtensorMap map_c{};  // C through TMA stores when its rows are 16-byte aligned
@@ -391,27 +391,51 @@ void launch_tf32_kernel(const Tf32Maps& maps, std::int64_t m, std::int64_t n, st
     tma_store_c = 1;
   }
   // Persistent: as many clusters as the GPU holds at once, never more than there are units.
-  cudaLaunchAttribute attr[1] = {};
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = Cfg::kClusterN;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(Cfg::kClusterN * sm_count()));
-  config.blockDim = dim3(Cfg::kThreads);
-  config.dynamicSmemBytes = Cfg::kSmemBytes;
-  config.stream = stream;
-  config.attrs = attr;
-  config.numAttrs = 1;
-  static const int resident = [&config, kernel] {
+  static const int resident = [kernel] {
+    const sm90::ClusterLaunch probe(sm_count(), Cfg::kClusterN, Cfg::kThreads, Cfg::kSmemBytes, nullptr);
     int count = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &config));
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &probe.config));
     return std::max(1, count);
   }();
-  config.gridDim = dim3(static_cast<unsigned>(std::min<std::int64_t>(units, resident) * Cfg::kClusterN));
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps.a, maps.a_lo, maps.b, map_c, static_cast<int>(m),
+  const sm90::ClusterLaunch launch(std::min<std::int64_t>(units, resident), Cfg::kClusterN, Cfg::kThreads,
+                                   Cfg::kSmemBytes, stream);
+  CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, maps.a, maps.a_lo, maps.b, map_c, static_cast<int>(m),
                                 static_cast<int>(n), static_cast<int>(k), alpha, beta, c, tma_store_c));
 }
 // [launch_kernel]
+
+/// The tensor maps of the TF32 kernel with configuration Tf32Config<Tiles>: A (and A_lo, v22; v21
+/// and v23 pass A again) with `lda` elements per row, boxes of kRows / kClusterN rows x 32 k; B with
+/// `ldb`, boxes of 32 k-rows x 32 columns. The rows must be TMA-ready (sm90::tma_operands()).
+template <class Tiles>
+Tf32Maps tf32_maps(const float* a, const float* a_lo, std::int64_t lda, const float* b, std::int64_t ldb,
+                   std::int64_t m, std::int64_t n, std::int64_t k) {
+  using Cfg = Tf32Config<Tiles>;
+  const auto map_a = [&](const float* p) {
+    return sm90::make_tensor_map(p, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, m, k, lda, Cfg::kRows / Cfg::kClusterN,
+                                 Cfg::kBK);
+  };
+  return {map_a(a), map_a(a_lo),
+          sm90::make_tensor_map(b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, k, n, ldb, Cfg::kBK, Cfg::kBoxCols)};
+}
+
+/// v21's and v23's launch with the tiles `Tiles`: nothing for an empty C, C = beta C for K = 0 (as
+/// v10 does it: no k-slice, no tensor map of a zero-wide matrix), else the operands made TMA-ready,
+/// their tensor maps and the kernel.
+// [launch_tf32]
+template <class Tiles>
+void launch_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, const float* b,
+                 float beta, float* c, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  check_dims(m, n, k);
+  if (k == 0) {
+    launch_gemm_v10_wmma_tf32(m, n, k, alpha, a, b, beta, c, stream);
+    return;
+  }
+  const sm90::TmaOperandsOf<float> ops = sm90::tma_operands(m, n, k, a, k, b, n, stream);
+  launch_tf32_kernel<Tiles>(tf32_maps<Tiles>(ops.a, ops.a, ops.lda, ops.b, ops.ldb, m, n, k), m, n, k, alpha, beta, c,
+                            stream);
+}
+// [launch_tf32]
 
 }  // namespace gemm

@@ -49,19 +49,7 @@ namespace gemm {
 // [launch]
 void launch_gemm_v21_wgmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                 const float* b, float beta, float* c, cudaStream_t stream) {
-  using Cfg = Tf32Config<V21Tiles>;
-  if (m <= 0 || n <= 0) return;
-  check_dims(m, n, k);
-  if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v10 does it
-    launch_gemm_v10_wmma_tf32(m, n, k, alpha, a, b, beta, c, stream);
-    return;
-  }
-  const sm90::TmaOperandsOf<float> ops = sm90::tma_operands(m, n, k, a, b, stream);
-  const CUtensorMap map_a = sm90::make_tensor_map(ops.a, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, m, k, ops.lda,
-                                                  Cfg::kRows / Cfg::kClusterN, Cfg::kBK);
-  const CUtensorMap map_b =
-      sm90::make_tensor_map(ops.b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, k, n, ops.ldb, Cfg::kBK, Cfg::kBoxCols);
-  launch_tf32_kernel<V21Tiles>({map_a, map_a, map_b}, m, n, k, alpha, beta, c, stream);
+  launch_tf32<V21Tiles>(m, n, k, alpha, a, b, beta, c, stream);  // tf32_kernel.cuh
 }
 // [launch]
 

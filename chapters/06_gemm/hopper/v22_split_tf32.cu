@@ -88,7 +88,6 @@ tut::Scratch& split_scratch() {
 // [launch]
 void launch_gemm_v22_split_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                 const float* b, float beta, float* c, cudaStream_t stream) {
-  using Cfg = Tf32Config<V22Tiles>;
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
   if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v09 does it
@@ -104,13 +103,9 @@ void launch_gemm_v22_split_tf32(std::int64_t m, std::int64_t n, std::int64_t k, 
   gemm_v22_split_a<<<static_cast<unsigned>(std::min<std::int64_t>(m, 65535)), 256, 0, stream>>>(a, m, k, a_hi, a_lo,
                                                                                                   ld);
   CUDA_CHECK_LAUNCH();
-  const sm90::TmaOperandsOf<float> ops = sm90::tma_operands(m, n, k, nullptr, b, stream);
-  const unsigned box_m = Cfg::kRows / Cfg::kClusterN;
-  const CUtensorMap map_hi = sm90::make_tensor_map(a_hi, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, m, k, ld, box_m, Cfg::kBK);
-  const CUtensorMap map_lo = sm90::make_tensor_map(a_lo, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, m, k, ld, box_m, Cfg::kBK);
-  const CUtensorMap map_b =
-      sm90::make_tensor_map(ops.b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, k, n, ops.ldb, Cfg::kBK, Cfg::kBoxCols);
-  launch_tf32_kernel<V22Tiles>({map_hi, map_lo, map_b}, m, n, k, alpha, beta, c, stream);
+  const sm90::TmaOperandsOf<float> ops = sm90::tma_operands(m, n, k, a_hi, ld, b, n, stream);  // A_hi passes as is
+  launch_tf32_kernel<V22Tiles>(tf32_maps<V22Tiles>(ops.a, a_lo, ops.lda, ops.b, ops.ldb, m, n, k), m, n, k, alpha, beta,
+                               c, stream);
 }
 // [launch]
 

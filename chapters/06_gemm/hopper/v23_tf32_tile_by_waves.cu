@@ -68,28 +68,15 @@ int v23_tile_rows(std::int64_t m, std::int64_t n, int sms) {
 void launch_gemm_v23_tf32_tile_by_waves(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                         const float* b, float beta, float* c, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
-  check_dims(m, n, k);
-  if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v10 does it
-    launch_gemm_v10_wmma_tf32(m, n, k, alpha, a, b, beta, c, stream);
-    return;
-  }
-  const int rows = v23_tile_rows(m, n, sm_count());
-  const sm90::TmaOperandsOf<float> ops = sm90::tma_operands(m, n, k, a, b, stream);
-  const auto launch = [&](auto tiles) {
-    using Tiles = decltype(tiles);
-    using Cfg = Tf32Config<Tiles>;
-    const CUtensorMap map_a = sm90::make_tensor_map(ops.a, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, m, k, ops.lda,
-                                                    Cfg::kRows / Cfg::kClusterN, Cfg::kBK);
-    const CUtensorMap map_b =
-        sm90::make_tensor_map(ops.b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, k, n, ops.ldb, Cfg::kBK, Cfg::kBoxCols);
-    launch_tf32_kernel<Tiles>({map_a, map_a, map_b}, m, n, k, alpha, beta, c, stream);
-  };
-  if (rows == 64) {
-    launch(V23Tiles64{});
-  } else if (rows == 128) {
-    launch(V23Tiles128{});
-  } else {
-    launch(V21Tiles{});
+  switch (v23_tile_rows(m, n, sm_count())) {
+    case 64:
+      launch_tf32<V23Tiles64>(m, n, k, alpha, a, b, beta, c, stream);
+      return;
+    case 128:
+      launch_tf32<V23Tiles128>(m, n, k, alpha, a, b, beta, c, stream);
+      return;
+    default:
+      launch_tf32<V21Tiles>(m, n, k, alpha, a, b, beta, c, stream);  // v21's tiles and kernel
   }
 }
 // [launch]

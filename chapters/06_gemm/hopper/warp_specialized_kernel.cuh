@@ -251,29 +251,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 using WsKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, float, float, float*, int, int);
 
 /// The launch configuration of v14's kernel with Cfg: `clusters` clusters of Cfg::kClusterM CTAs
-/// (a cluster attribute only when kClusterM > 1, v17). It holds the attribute its config points to.
-// [cluster_launch]
+/// (a cluster attribute only when kClusterM > 1, v17).
 template <class Cfg>
-struct WsLaunch {
-  cudaLaunchAttribute attr[1] = {};  ///< the cluster dimension
-  cudaLaunchConfig_t config = {};    ///< grid, block, shared memory, stream, attributes
+struct WsLaunch : sm90::ClusterLaunch {
   /// The configuration for `clusters` clusters on `stream`.
-  WsLaunch(std::int64_t clusters, cudaStream_t stream) {
-    config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
-    config.blockDim = dim3(Cfg::kThreads);
-    config.dynamicSmemBytes = Cfg::kSmemBytes;
-    config.stream = stream;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = Cfg::kClusterM;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = Cfg::kClusterM > 1 ? 1 : 0;
-  }
-  WsLaunch(const WsLaunch&) = delete;  // config.attrs points into this object
-  WsLaunch& operator=(const WsLaunch&) = delete;
+  WsLaunch(std::int64_t clusters, cudaStream_t stream)
+      : sm90::ClusterLaunch(clusters, Cfg::kClusterM, Cfg::kThreads, Cfg::kSmemBytes, stream) {}
 };
-// [cluster_launch]
 
 /// How many CTAs (clusters of Cfg::kClusterM CTAs) of v14's kernel with configuration Cfg the
 /// GPU runs at the same time: the grid of a persistent launch (cached per configuration).
