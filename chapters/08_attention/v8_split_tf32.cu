@@ -9,15 +9,14 @@
 #include "common/ampere_ptx.cuh"
 #include "common/check.hpp"
 #include "common/launch.hpp"
+#include "flash_mma.cuh"
 #include "online_softmax.cuh"
 
 namespace attention {
 
 namespace {
 
-using tut::sm80::cp_async_16;
-using tut::sm80::cp_async_commit;
-using tut::sm80::cp_async_wait;
+// (cp_async_16, cp_async_commit, cp_async_wait: named in flash_mma.cuh, as for v4-v6.)
 using tut::sm80::cvt_rna_tf32;
 using tut::sm80::mma_tf32_1688;
 
@@ -276,12 +275,7 @@ template <int D>
 void launch_v8(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
                cudaStream_t stream) {
   using T = SplitTiles<D>;
-  for (const void* p : {static_cast<const void*>(q), static_cast<const void*>(k), static_cast<const void*>(v)}) {
-    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) {
-      throw std::invalid_argument("v8_split_tf32: Q, K and V must start 16-byte aligned (16-byte copies)");
-    }
-  }
-  const unsigned blocks = row_tile_blocks(s, T::Br, "v8_split_tf32");
+  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, "v8_split_tf32");  // D, 16-byte copies: v4-v6's checks
   tut::allow_dynamic_smem(attention_v8_split_tf32<T>, T::kSmemBytes);
   attention_v8_split_tf32<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.heads()), s.causal,
@@ -333,11 +327,7 @@ void launch_v8(const Shape& s, const float* q, const float* k, const float* v, f
 // [launch]
 void launch_attention_v8_split_tf32(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                     float* lse, void* /*workspace*/, cudaStream_t stream) {
-  check_shape(s);
-  if (!unsupported_unless_d64_d128(s).empty()) {
-    throw std::invalid_argument("v8_split_tf32: " + unsupported_unless_d64_d128(s));
-  }
-  if (s.d == 64) {
+  if (s.d == 64) {  // (another D: refused by flash_blocks())
     launch_v8<64>(s, q, k, v, o, lse, stream);
   } else {
     launch_v8<128>(s, q, k, v, o, lse, stream);
