@@ -467,6 +467,11 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+/// Arrives at named barrier `id` without waiting: counts this warp's threads toward the
+/// `threads` that release the threads waiting there (named_barrier_sync()), a signal.
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 /// Every thread of every CTA of the cluster arrives, then waits for all the others (release /
 /// acquire at cluster scope).
 __device__ __forceinline__ void cluster_sync() {

@@ -52,7 +52,8 @@ TEST_CASE("head dims: v0, v1 and cuBLAS run any D; the fused versions say why th
       INFO(v.info.name << ", D = " << d);
       const bool fused = v.info.name.rfind("v2", 0) == 0 || v.info.name.rfind("v3", 0) == 0 ||
                          v.info.name.rfind("v4", 0) == 0 || v.info.name.rfind("v5", 0) == 0 ||
-                         v.info.name.rfind("v6", 0) == 0 || v.info.name.rfind("v7", 0) == 0;
+                         v.info.name.rfind("v6", 0) == 0 || v.info.name.rfind("v7", 0) == 0 ||
+                         v.info.name.rfind("v8", 0) == 0 || v.info.name.rfind("v9", 0) == 0;
       if (fused) {
         REQUIRE(v.unsupported != nullptr);
         REQUIRE_FALSE(v.unsupported(s).empty());  // reported as skipped with a reason
@@ -81,20 +82,17 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v7 refuses D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
-  REQUIRE_THROWS_AS(launch_attention_v7_wgmma(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr,
-                                              nullptr),
-                    std::invalid_argument);
-  {
+  // v7 and v9 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  for (const auto launch : {launch_attention_v7_wgmma, launch_attention_v9_ping_pong}) {
+    REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
+                      std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
     if (unsupported_v7(s).empty()) {
-      REQUIRE_THROWS_AS(launch_attention_v7_wgmma(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr,
-                                                  nullptr),
+      REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v7_wgmma: " << unsupported_v7(s));
-      REQUIRE_THROWS_AS(launch_attention_v7_wgmma(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr,
-                                                  nullptr),
+      WARN("v7_wgmma, v9_ping_pong: " << unsupported_v7(s));
+      REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
   }

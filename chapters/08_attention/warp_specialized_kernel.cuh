@@ -1,7 +1,8 @@
 /// @file
 /// @brief The warp-specialized kernel (a TMA producer warpgroup, two wgmma consumer warpgroups)
 /// and its launcher, templated on the tiles (WgmmaTiles): v7_wgmma.cu runs the tiles chosen per
-/// head dimension, tune/wgmma_candidates.cu the candidates of the search (sm_90a).
+/// head dimension, v9_ping_pong.cu the same with the consumers taking turns,
+/// tune/wgmma_candidates.cu the candidates of the search (sm_90a).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (types only)
@@ -22,7 +23,7 @@
 
 namespace attention {
 
-/// @brief v7's kernel: one block per 128 query rows of a head; warpgroups 0 and 1 consume (64 rows
+/// @brief v7's kernel (and v9's, T::kPingPong): one block per 128 query rows of a head; warpgroups 0 and 1 consume (64 rows
 /// each), warpgroup 2 produces (sm_90a; traps elsewhere, where the registry never launches it).
 ///
 /// The ring: stage s holds key tile j when j % 2 == s. k_full[s] and v_full[s] complete when the
@@ -102,18 +103,16 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
     if (tiles > 0) mbar_wait(q_full, 0);
 
-// [consumer]
-    // One tile: S = Q K^T, mask (if `masked`), softmax, rescale O, O += P V, release the stage.
-    const auto step = [&](int j, auto masked) {
-      const int s = j % S;
-      const unsigned parity = (j / S) % 2;
-      float sc[Bc / 2];
-      mbar_wait(&k_full[s], parity);
-      wgmma_fence();  // sc and o_acc were last written by ordinary instructions
-      wgmma_scores<T>(sc, q_rows, k_tile(s));
-      wgmma_commit();
-      wgmma_wait<0>();
-      keep_in_registers(sc);
+    // The pieces of one key tile j (stage j % S, its fill number j / S, hence the parity).
+    float sc[Bc / 2];               // S, then P in fp32: 64 x Bc per warpgroup, the accumulator layout
+    std::uint32_t p[Bc / 16][4];    // P in bf16: the A fragments of P V, one per 16 keys
+    const auto stage = [](int j) { return j % S; };
+    const auto parity = [](int j) { return static_cast<unsigned>(j / S) % 2; };
+    const auto release = [&](int j) {
+      if (lane == 0) mbar_arrive(&empty[stage(j)]);  // this warp is done with tile j's K and V
+    };
+    // S -> P: mask (if `masked`), online softmax, O rescaled, P rounded to bf16 in registers.
+    const auto softmax_to_p = [&](int j, auto masked) {
       if constexpr (decltype(masked)::value) {
         // A key past the end, or (causal) after the query's diagonal, scores -inf.
 #pragma unroll
@@ -132,7 +131,6 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       }
       // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
       // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
-      std::uint32_t p[Bc / 16][4];
 #pragma unroll
       for (int kk = 0; kk < Bc / 16; ++kk) {
         p[kk][0] = pack_bf16x2(sc[8 * kk + 0], sc[8 * kk + 1]);  // row g,     keys 2t, 2t+1
@@ -140,23 +138,90 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         p[kk][2] = pack_bf16x2(sc[8 * kk + 4], sc[8 * kk + 5]);  // row g,     keys 2t+8, 2t+9
         p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
       }
-      mbar_wait(&v_full[s], parity);
-      wgmma_fence();
-      wgmma_pv<T>(o_acc, p, v_tile(s));
-      wgmma_commit();
-      wgmma_wait<0>();
-      keep_in_registers(o_acc);
-      if (lane == 0) mbar_arrive(&empty[s]);  // this warp is done with tile j's K and V
     };
     // As v6: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
     // first row; the tiles before them run without it.
     int unmasked = sk / Bc;
     if (causal) unmasked = min(unmasked, max(0, (row0 + wg_row + sk - sq + 1) / Bc));
     unmasked = min(unmasked, tiles);
-    int j = 0;
-    for (; j < unmasked; ++j) step(j, std::false_type{});
-    for (; j < tiles; ++j) step(j, std::true_type{});
+
+    if constexpr (!T::kPingPong) {
 // [consumer]
+      // v7, one tile at a time: S = Q K^T, wait, softmax, O += P V, wait, release the stage.
+      const auto step = [&](int j, auto masked) {
+        mbar_wait(&k_full[stage(j)], parity(j));
+        wgmma_fence();  // sc and o_acc were last written by ordinary instructions
+        wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
+        wgmma_commit();
+        wgmma_wait<0>();
+        keep_in_registers(sc);
+        softmax_to_p(j, masked);
+        mbar_wait(&v_full[stage(j)], parity(j));
+        wgmma_fence();
+        wgmma_pv<T>(o_acc, p, v_tile(stage(j)));
+        wgmma_commit();
+        wgmma_wait<0>();
+        keep_in_registers(o_acc);
+        release(j);
+      };
+      int j = 0;
+      for (; j < unmasked; ++j) step(j, std::false_type{});
+      for (; j < tiles; ++j) step(j, std::true_type{});
+// [consumer]
+    } else if (tiles > 0) {
+// [ping_pong]
+      // v9, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
+      // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
+      // the turn, then waits for its products; its softmax of tile j runs while the other
+      // warpgroup's turn keeps the tensor cores busy. Turns are named barriers 1 and 2 (one per
+      // warpgroup, 256 threads: its own 128 wait, the other's 128 arrive).
+      const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
+      const auto pass_turn = [&] { named_barrier_arrive(2 - consumer, 256); };
+      if (consumer == 1) pass_turn();  // warpgroup 0 has the first turn
+      const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
+        mbar_wait(&k_full[stage(j)], parity(j));
+        mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
+        wait_turn();
+        wgmma_fence();
+        wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
+        wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
+        wgmma_commit();
+        pass_turn();
+        wgmma_wait<0>();
+        keep_in_registers(o_acc);
+        keep_in_registers(sc);
+        release(j - 1);
+        softmax_to_p(j, masked);
+      };
+      // The first turn has only tile 0's S, the last only tile tiles - 1's P V (no branch
+      // between the products of a turn: ptxas would serialize them).
+      mbar_wait(&k_full[0], 0);
+      wait_turn();
+      wgmma_fence();
+      wgmma_scores<T>(sc, q_rows, k_tile(0));
+      wgmma_commit();
+      pass_turn();
+      wgmma_wait<0>();
+      keep_in_registers(sc);
+      if (unmasked > 0) {
+        softmax_to_p(0, std::false_type{});
+      } else {
+        softmax_to_p(0, std::true_type{});
+      }
+      int j = 1;
+      for (; j < unmasked; ++j) turn(j, std::false_type{});
+      for (; j < tiles; ++j) turn(j, std::true_type{});
+      mbar_wait(&v_full[stage(tiles - 1)], parity(tiles - 1));
+      wait_turn();
+      wgmma_fence();
+      wgmma_pv<T>(o_acc, p, v_tile(stage(tiles - 1)));
+      wgmma_commit();
+      if (consumer == 0) pass_turn();  // warpgroup 1's last turn comes next; after it, no turn
+      wgmma_wait<0>();
+      keep_in_registers(o_acc);
+      release(tiles - 1);
+// [ping_pong]
+    }
 
     // The end: each row's l summed over its quad, O / l in bf16, lse; rows past Sq are not stored.
 #pragma unroll
@@ -194,10 +259,11 @@ template <class Tiles>
 void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                              __nv_bfloat16* o, float* lse, cudaStream_t stream) {
   using T = WgmmaConfig<Tiles>;
+  const std::string name = T::kPingPong ? "v9_ping_pong" : "v7_wgmma";
   const std::string why = unsupported_v7(s);
-  if (!why.empty()) throw std::invalid_argument("v7_wgmma: " + why);
-  if (s.d != T::D) throw std::invalid_argument("v7: these tiles are compiled for D = " + std::to_string(T::D));
-  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, "v7_wgmma");  // 16-byte alignment (TMA needs it)
+  if (!why.empty()) throw std::invalid_argument(name + ": " + why);
+  if (s.d != T::D) throw std::invalid_argument(name + ": these tiles are compiled for D = " + std::to_string(T::D));
+  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, name.c_str());  // 16-byte alignment (TMA needs it)
   tut::allow_dynamic_smem(attention_v7_wgmma<T>, T::kSmemBytes);
   const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::Br);
   const CUtensorMap map_k = head_map(k, s.sk, s.heads(), T::D, T::Bc);

@@ -23,6 +23,9 @@ struct WgmmaTiles {
   static constexpr int keys_per_tile = 128;    ///< Bc: 64 or 128, the n of S's wgmma
   /// Blocks per SM, 1 or 2: the registers the consumers get follow from it.
   static constexpr int min_blocks_per_sm = 1;
+  /// v9: the two consumers take turns on the tensor cores (named barriers), each one's softmax
+  /// running during the other's products; false: v7, each on its own.
+  static constexpr bool ping_pong = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -35,6 +38,7 @@ struct WgmmaConfig {
   static constexpr int kConsumers = 2;                     ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
   static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM (`__launch_bounds__`)
+  static constexpr bool kPingPong = Tiles::ping_pong;         ///< v9's turns between the consumers
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
   static constexpr int kStages = 2;                        ///< K/V tiles resident in shared memory
@@ -145,7 +149,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 /// search (tune/) checks with it, at compile time, that its row for what a version runs is that.
 template <class A, class B>
 constexpr bool same_wgmma_tiles() {
-  return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm;
+  return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
+         A::ping_pong == B::ping_pong;
 }
 
 // [v7_config]
@@ -162,5 +167,20 @@ struct V7Tiles64 : WgmmaTiles {
 /// of 161 KiB per SM), the only candidate of its search at this D. (Its row: v7_d128_bc128_b1.)
 struct V7Tiles128 : WgmmaTiles {};
 // [v7_config]
+
+// [v9_config]
+/// v9's tiles at D = 64: 128-key tiles, one block per SM (WgmmaTiles' first configuration at this
+/// D), the consumers taking turns. Not v7's V7Tiles64: at 80 registers per thread (two blocks per
+/// SM) P of the previous tile no longer fits beside S and O, and ptxas spills; the turns are meant
+/// to do what v7's second block did, keeping the tensor cores busy during a softmax.
+struct V9Tiles64 : WgmmaTiles {
+  static constexpr int head_dim = 64;      ///< D
+  static constexpr bool ping_pong = true;  ///< turns on the tensor cores
+};
+/// v9's tiles at D = 128: v7's (V7Tiles128), the consumers taking turns.
+struct V9Tiles128 : V7Tiles128 {
+  static constexpr bool ping_pong = true;  ///< turns on the tensor cores
+};
+// [v9_config]
 
 }  // namespace attention

@@ -1,6 +1,6 @@
 /// @file
 /// @brief The tuning searches of chapter 08 (`attention_tune`): other tiles for the kernels of v3
-/// (fp32, tune/warp_rows_candidates.cu), v6 (bf16, tune/flash_candidates.cu) and v7 (bf16 on
+/// (fp32, tune/warp_rows_candidates.cu), v6 (bf16, tune/flash_candidates.cu), v7 and v9 (bf16 on
 /// Hopper, tune/wgmma_candidates.cu).
 ///
 /// Each candidate is a named instantiation of one of those kernels, correct for every shape its
@@ -42,6 +42,9 @@ const std::vector<Candidate>& warp_rows_candidates();
 const std::vector<Candidate>& flash_candidates();
 /// v7's search (bf16, sm_90a): tiles of the warp-specialized kernel (tune/wgmma_candidates.cu).
 const std::vector<Candidate>& wgmma_candidates();
+/// v9's search (bf16, sm_90a): its tiles at D = 64 with the consumers taking turns
+/// (tune/wgmma_candidates.cu).
+const std::vector<Candidate>& ping_pong_candidates();
 
 /// One search: the version that runs its winner, its precision, its candidates.
 struct Search {

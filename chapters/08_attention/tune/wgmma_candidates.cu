@@ -28,6 +28,12 @@ struct G64Bc64Blocks2 : G64 {
   static constexpr int min_blocks_per_sm = 2;
 };
 struct G64Bc64 : G64 { static constexpr int keys_per_tile = 64; };
+// v9's kernel (the consumers taking turns) at D = 64, one block per SM: 128-key tiles (what v9
+// runs) or 64-key tiles (two blocks per SM spill: P of the previous tile does not fit in 80
+// registers); at D = 128 v7's tiles.
+struct G64PingPong : G64 { static constexpr bool ping_pong = true; };
+struct G64Bc64PingPong : G64Bc64 { static constexpr bool ping_pong = true; };
+struct G128PingPong : WgmmaTiles { static constexpr bool ping_pong = true; };  // v9 at D = 128: v7's tiles
 // [candidates]
 
 /// A candidate's own launcher: the warp-specialized kernel instantiated with `Tiles`.
@@ -41,13 +47,14 @@ void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 template <class Tiles>
 Candidate describe(Kernel kernel, const std::string& runs_in) {
   using T = WgmmaConfig<Tiles>;
-  const std::string name = "v7_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
+  const std::string kernel_name = T::kPingPong ? "v9" : "v7";
+  const std::string name = kernel_name + "_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
                            std::to_string(T::kMinBlocks);
-  const std::string summary = "v7 kernel, D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
+  const std::string summary = kernel_name + " kernel, D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
                               " rows per block (2 consumer warpgroups), " + std::to_string(T::Bc) + "-key tiles, " +
                               std::to_string(T::kMinBlocks) + " block(s) per SM, consumers at " +
                               std::to_string(T::kConsumerRegs) + " registers" +
-                              (runs_in.empty() ? "" : " (what v7 runs)");
+                              (runs_in.empty() ? "" : " (what " + runs_in + " runs)");
   return {name, summary, kernel, T::D, runs_in, 90, unsupported_v7};
 }
 
@@ -65,12 +72,25 @@ Candidate winner() {
   return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v7_wgmma}, "v7_wgmma");
 }
 
+/// The configuration v9 runs, through v9's launcher.
+template <class Tiles, class V9Tiles>
+Candidate v9_winner() {
+  static_assert(same_wgmma_tiles<Tiles, V9Tiles>(), "a row marked as v9's must be the tiles v9 runs");
+  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v9_ping_pong}, "v9_ping_pong");
+}
+
 }  // namespace
 
 const std::vector<Candidate>& wgmma_candidates() {
   static const std::vector<Candidate> list = {
       candidate<G64>(), winner<G64Bc64Blocks2, V7Tiles64>(), candidate<G64Bc64>(), winner<WgmmaTiles, V7Tiles128>(),
   };
+  return list;
+}
+
+const std::vector<Candidate>& ping_pong_candidates() {
+  static const std::vector<Candidate> list = {v9_winner<G64PingPong, V9Tiles64>(), candidate<G64Bc64PingPong>(),
+                                              v9_winner<G128PingPong, V9Tiles128>()};
   return list;
 }
 
