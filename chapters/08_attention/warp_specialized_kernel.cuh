@@ -23,13 +23,16 @@
 
 namespace attention {
 
-/// @brief v7's kernel (and v9's, T::kPingPong): one block per 128 query rows of a head; warpgroups 0 and 1 consume (64 rows
-/// each), warpgroup 2 produces (sm_90a; traps elsewhere, where the registry never launches it).
+/// @brief v7's kernel (and v9's, T::kPingPong): one block per 128 query rows of a head;
+/// warpgroups 0 and 1 consume (64 rows each), warpgroup 2 produces (sm_90a; traps elsewhere,
+/// where the registry never launches it).
 ///
 /// The ring: stage s holds key tile j when j % 2 == s. k_full[s] and v_full[s] complete when the
-/// TMA loads of tile j's K and V have landed (one arrival with expect_tx, plus the bytes), empty[s]
-/// when all 8 consumer warps are done with both (one arrival per warp). Producer and consumers
-/// count the same tiles, so tile j is fill number j / 2 of its stage: parity (j / 2) % 2.
+/// TMA loads of tile j's K and V have landed (one arrival with expect_tx, plus the bytes),
+/// k_empty[s] and v_empty[s] when all 8 consumer warps are done with its K and with its V (one
+/// arrival per warp; v7 releases both at the end of a tile, v9 its K a turn before its V).
+/// Producer and consumers count the same tiles, so tile j is fill number j / 2 of its stage:
+/// parity (j / 2) % 2.
 // [kernel]
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
@@ -47,7 +50,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   auto* q_full = reinterpret_cast<std::uint64_t*>(smem + T::kQBytes + 2 * S * T::kKVBytes);
   std::uint64_t* k_full = q_full + 1;
   std::uint64_t* v_full = k_full + S;
-  std::uint64_t* empty = v_full + S;
+  std::uint64_t* k_empty = v_full + S;
+  std::uint64_t* v_empty = k_empty + S;
 
   const int q_tiles = (sq + Br - 1) / Br;
   int bh = 0, qt = 0;
@@ -61,7 +65,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     for (int s = 0; s < S; ++s) {
       mbar_init(&k_full[s], 1);                   // the producer's arrive.expect_tx (and the bytes)
       mbar_init(&v_full[s], 1);
-      mbar_init(&empty[s], 4 * T::kConsumers);  // one arrival per consumer warp
+      mbar_init(&k_empty[s], 4 * T::kConsumers);  // one arrival per consumer warp
+      mbar_init(&v_empty[s], 4 * T::kConsumers);
     }
     fence_barrier_init();
   }
@@ -76,11 +81,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       for (int b = 0; b < T::kBoxes; ++b) tma_load_3d(q_tile + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, q_full);
       for (int j = 0; j < tiles; ++j) {
         const int s = j % S;
-        if (j >= S) mbar_wait(&empty[s], (j / S + 1) % 2);  // the consumers released tile j - S
+        if (j >= S) mbar_wait(&k_empty[s], (j / S + 1) % 2);  // the consumers released K of tile j - S
         mbar_arrive_expect_tx(&k_full[s], T::kKVBytes);  // rows past Sk land as zeros (and count)
         for (int b = 0; b < T::kBoxes; ++b) {
           tma_load_3d(k_tile(s) + b * T::kKVBoxBytes, &map_k, 64 * b, j * Bc, bh, &k_full[s]);
         }
+        if (j >= S) mbar_wait(&v_empty[s], (j / S + 1) % 2);  // ... and V of tile j - S
         mbar_arrive_expect_tx(&v_full[s], T::kKVBytes);
         for (int b = 0; b < T::kBoxes; ++b) {
           tma_load_3d(v_tile(s) + b * T::kKVBoxBytes, &map_v, 64 * b, j * Bc, bh, &v_full[s]);
@@ -108,8 +114,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     std::uint32_t p[Bc / 16][4];    // P in bf16: the A fragments of P V, one per 16 keys
     const auto stage = [](int j) { return j % S; };
     const auto parity = [](int j) { return static_cast<unsigned>(j / S) % 2; };
-    const auto release = [&](int j) {
-      if (lane == 0) mbar_arrive(&empty[stage(j)]);  // this warp is done with tile j's K and V
+    // This warp is done with tile j's K (or V): one arrival per warp on its stage's barrier.
+    const auto release_k = [&](int j) {
+      if (lane == 0) mbar_arrive(&k_empty[stage(j)]);
+    };
+    const auto release_v = [&](int j) {
+      if (lane == 0) mbar_arrive(&v_empty[stage(j)]);
     };
     // S -> P: mask (if `masked`), online softmax, O rescaled, P rounded to bf16 in registers.
     const auto softmax_to_p = [&](int j, auto masked) {
@@ -162,7 +172,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         wgmma_commit();
         wgmma_wait<0>();
         keep_in_registers(o_acc);
-        release(j);
+        release_k(j);
+        release_v(j);
       };
       int j = 0;
       for (; j < unmasked; ++j) step(j, std::false_type{});
@@ -190,7 +201,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         wgmma_wait<0>();
         keep_in_registers(o_acc);
         keep_in_registers(sc);
-        release(j - 1);
+        release_k(j);      // K of tile j is free now, V of tile j - 1 too: a stage's K and V are
+        release_v(j - 1);  // released a turn apart, so the producer refills K a turn earlier
         softmax_to_p(j, masked);
       };
       // The first turn has only tile 0's S, the last only tile tiles - 1's P V (no branch
@@ -203,6 +215,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       pass_turn();
       wgmma_wait<0>();
       keep_in_registers(sc);
+      release_k(0);
       if (unmasked > 0) {
         softmax_to_p(0, std::false_type{});
       } else {
@@ -219,7 +232,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       if (consumer == 0) pass_turn();  // warpgroup 1's last turn comes next; after it, no turn
       wgmma_wait<0>();
       keep_in_registers(o_acc);
-      release(tiles - 1);
+      release_v(tiles - 1);
 // [ping_pong]
     }
 

@@ -26,6 +26,8 @@ struct WgmmaTiles {
   /// v9: the two consumers take turns on the tensor cores (named barriers), each one's softmax
   /// running during the other's products; false: v7, each on its own.
   static constexpr bool ping_pong = false;
+  /// K/V tiles resident in shared memory (the ring's stages): 2, or 3 where they fit.
+  static constexpr int stages = 2;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -41,13 +43,13 @@ struct WgmmaConfig {
   static constexpr bool kPingPong = Tiles::ping_pong;         ///< v9's turns between the consumers
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
-  static constexpr int kStages = 2;                        ///< K/V tiles resident in shared memory
+  static constexpr int kStages = Tiles::stages;            ///< K/V tiles resident in shared memory
   static constexpr int kBoxes = D / 64;                    ///< 64-column TMA boxes per row of a tile
   static constexpr int kQBoxBytes = Br * 128;              ///< one box of Q: Br rows of 128 bytes
   static constexpr int kKVBoxBytes = Bc * 128;             ///< one box of K or V: Bc rows of 128 bytes
   static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
-  static constexpr int kBarriers = 1 + 3 * kStages;        ///< Q's, and per stage K full, V full, empty
+  static constexpr int kBarriers = 1 + 4 * kStages;        ///< Q's, and per stage K and V full, K and V empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
   /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
@@ -150,7 +152,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 template <class A, class B>
 constexpr bool same_wgmma_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
-         A::ping_pong == B::ping_pong;
+         A::ping_pong == B::ping_pong && A::stages == B::stages;
 }
 
 // [v7_config]

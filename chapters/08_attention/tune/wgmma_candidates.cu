@@ -34,6 +34,9 @@ struct G64Bc64 : G64 { static constexpr int keys_per_tile = 64; };
 struct G64PingPong : G64 { static constexpr bool ping_pong = true; };
 struct G64Bc64PingPong : G64Bc64 { static constexpr bool ping_pong = true; };
 struct G128PingPong : WgmmaTiles { static constexpr bool ping_pong = true; };  // v9 at D = 128: v7's tiles
+// A third stage in the ring (225 KiB at D = 128, 113 KiB at D = 64).
+struct G128PingPongStages3 : G128PingPong { static constexpr int stages = 3; };
+struct G64PingPongStages3 : G64PingPong { static constexpr int stages = 3; };
 // [candidates]
 
 /// A candidate's own launcher: the warp-specialized kernel instantiated with `Tiles`.
@@ -49,10 +52,11 @@ Candidate describe(Kernel kernel, const std::string& runs_in) {
   using T = WgmmaConfig<Tiles>;
   const std::string kernel_name = T::kPingPong ? "v9" : "v7";
   const std::string name = kernel_name + "_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
-                           std::to_string(T::kMinBlocks);
+                           std::to_string(T::kMinBlocks) + (T::kStages == 2 ? "" : "_s" + std::to_string(T::kStages));
   const std::string summary = kernel_name + " kernel, D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
                               " rows per block (2 consumer warpgroups), " + std::to_string(T::Bc) + "-key tiles, " +
-                              std::to_string(T::kMinBlocks) + " block(s) per SM, consumers at " +
+                              std::to_string(T::kMinBlocks) + " block(s) per SM, " + std::to_string(T::kStages) +
+                              " stages, consumers at " +
                               std::to_string(T::kConsumerRegs) + " registers" +
                               (runs_in.empty() ? "" : " (what " + runs_in + " runs)");
   return {name, summary, kernel, T::D, runs_in, 90, unsupported_v7};
@@ -90,7 +94,8 @@ const std::vector<Candidate>& wgmma_candidates() {
 
 const std::vector<Candidate>& ping_pong_candidates() {
   static const std::vector<Candidate> list = {v9_winner<G64PingPong, V9Tiles64>(), candidate<G64Bc64PingPong>(),
-                                              v9_winner<G128PingPong, V9Tiles128>()};
+                                              candidate<G64PingPongStages3>(), v9_winner<G128PingPong, V9Tiles128>(),
+                                              candidate<G128PingPongStages3>()};
   return list;
 }
 
