@@ -82,7 +82,7 @@ void SizeFlags::add_to(tut::Cli& cli) {
   cli.add_int("--s", "S", "sequence length: Sq = Sk = S", &s, 1, big);
   cli.add_int("--sq", "SQ", "queries per head (with --sk, instead of --s)", &sq, 1, big);
   cli.add_int("--sk", "SK", "keys per head", &sk, 1, big);
-  cli.add_int("--d", "D", "head dimension (v2-v7: 64 or 128; v0 any; v1 up to 256)", &d, 1, 4096);
+  cli.add_int("--d", "D", "head dimension (v2-v9: 64 or 128; v0 any; v1 up to 256)", &d, 1, 4096);
   cli.add_choice("--mask", "which tables: no mask, causal (bottom-right aligned), or both (default)", &mask,
                  {"both", "none", "causal"});
   cli.add_choice("--dtype", "which tables: fp32 (CUDA cores), bf16 (tensor cores), or all (default)", &dtype,

@@ -46,7 +46,7 @@ std::string unsupported_v7(const Shape& s) {
 /// by TMA. What stays: the online softmax and its base-2 arithmetic, the mask only on the tiles
 /// that need it, causal blocks longest first, O = 0 / lse = -inf for rows that see no key. Not
 /// yet: FlashAttention-3's overlap of one warpgroup's softmax with its next tile's Q K^T and the
-/// ping-pong schedule between the two warpgroups; here the two consumers overlap only as the
+/// ping-pong schedule between the two warpgroups (v9); here the two consumers overlap only as the
 /// warp schedulers happen to interleave them, and each waits for its own wgmma. Where the code
 /// is: the kernel in warp_specialized_kernel.cuh (`[kernel]`, its `[producer]` and `[consumer]`
 /// parts), one consumer's products and softmax on a tile in wgmma_tile.cuh (`[scores]`, `[pv]`,
@@ -69,9 +69,9 @@ std::string unsupported_v7(const Shape& s) {
 void launch_attention_v7_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                                __nv_bfloat16* o, float* lse, void* /*workspace*/, cudaStream_t stream) {
   if (s.d == 64) {
-    launch_warp_specialized<V7Tiles64>(s, q, k, v, o, lse, stream);
+    launch_warp_specialized<V7Tiles64>(s, q, k, v, o, lse, stream, "v7_wgmma");
   } else {
-    launch_warp_specialized<V7Tiles128>(s, q, k, v, o, lse, stream);  // (another D: refused there)
+    launch_warp_specialized<V7Tiles128>(s, q, k, v, o, lse, stream, "v7_wgmma");  // (another D: refused there)
   }
 }
 // [launch]

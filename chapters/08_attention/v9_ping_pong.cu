@@ -18,26 +18,35 @@ namespace attention {
 /// other signals it with `bar.arrive`); warpgroup 1 signals once at the start so that warpgroup 0
 /// goes first.
 ///
-/// **Changed since v7.** Only the consumers' loop (`[ping_pong]` in warp_specialized_kernel.cuh
-/// beside v7's `[consumer]`): tile j's S is issued together with tile j - 1's P V, so the first
-/// turn has only S and the last only P V; P of tile j - 1 stays in registers until the next turn
-/// (32 registers more per thread at D = 128, 16 at D = 64). The tiles, the producer, the ring, the
-/// softmax and the mask are v7's.
+/// **Changed since v7.** The consumers' loop (`[ping_pong]` in warp_specialized_kernel.cuh beside
+/// v7's `[consumer]`): tile j's S is issued together with tile j - 1's P V, so the first turn has
+/// only S and the last only P V; P of tile j - 1 stays in registers until the next turn (32
+/// registers more per thread at D = 128). And what that deferral costs the ring: a stage's K is
+/// released in turn j, its V a turn later (v7 releases both at the end of a tile). The tiles, the
+/// producer's order, the softmax and the mask are v7's. At D = 64 v9 runs v7's tiles without turns
+/// (V9Tiles64): there the turns lost (below).
 ///
 /// **Predicted (H100).** The FlashAttention-3 paper credits the ping-pong with about 10% at
 /// D = 128. v7's two consumers already fill part of each other's softmax gaps (the tensor pipe is
 /// 60-63% busy), so +5-10% at D = 128 without the mask (v7: 556-599 TFLOP/s at S >= 4096), less
 /// at D = 64, where two blocks per SM already interleave four consumers.
 ///
-/// **Measured.** See the chapter page (section v9).
+/// **Measured (H200, the run at b595b83).** At D = 128 1.02-1.04x v7: 571 TFLOP/s at B2 H16 S4096
+/// (v7 553), 601 at B1 H32 S8192 (v7 590), 617 at B1 H16 S16384, 507 / 566 / 608 with the mask;
+/// below the prediction. The first version, with one empty barrier per stage, ran at 0.85-0.91x v7
+/// (483 TFLOP/s at S4096): P V deferred by a turn held each stage's K a turn longer, and the
+/// producer's next K arrived after the turn that needed it. At D = 64 the turns, on one block per
+/// SM (two spill), lost 5-12% to v7's two blocks per SM, so v9 runs v7's tiles there. A third
+/// stage cost 3-4% at D = 128. Against cuDNN (PyTorch, same machine) v9 is at 0.85-0.95x at D =
+/// 128, still behind.
 // [launch]
 void launch_attention_v9_ping_pong(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                    const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                    cudaStream_t stream) {
   if (s.d == 64) {
-    launch_warp_specialized<V9Tiles64>(s, q, k, v, o, lse, stream);
+    launch_warp_specialized<V9Tiles64>(s, q, k, v, o, lse, stream, "v9_ping_pong");  // v7's tiles, no turns
   } else {
-    launch_warp_specialized<V9Tiles128>(s, q, k, v, o, lse, stream);  // (another D: refused there)
+    launch_warp_specialized<V9Tiles128>(s, q, k, v, o, lse, stream, "v9_ping_pong");  // (another D: refused there)
   }
 }
 // [launch]

@@ -266,13 +266,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 CUtensorMap head_map(const __nv_bfloat16* base, std::int64_t rows, std::int64_t heads, int d, unsigned box_rows);
 
 /// Launches the warp-specialized kernel with the tiles `Tiles` (one block per Br query rows of a
-/// head). Throws std::invalid_argument for another D, off Hopper, or without sm_90a code
-/// (unsupported_v7()).
+/// head) for the version `name` (its errors name it). Throws std::invalid_argument for another D,
+/// off Hopper, or without sm_90a code (unsupported_v7()).
 template <class Tiles>
 void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
-                             __nv_bfloat16* o, float* lse, cudaStream_t stream) {
+                             __nv_bfloat16* o, float* lse, cudaStream_t stream, const std::string& name) {
   using T = WgmmaConfig<Tiles>;
-  const std::string name = T::kPingPong ? "v9_ping_pong" : "v7_wgmma";
   const std::string why = unsupported_v7(s);
   if (!why.empty()) throw std::invalid_argument(name + ": " + why);
   if (s.d != T::D) throw std::invalid_argument(name + ": these tiles are compiled for D = " + std::to_string(T::D));

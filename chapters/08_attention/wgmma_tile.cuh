@@ -171,14 +171,11 @@ struct V7Tiles128 : WgmmaTiles {};
 // [v7_config]
 
 // [v9_config]
-/// v9's tiles at D = 64: 128-key tiles, one block per SM (WgmmaTiles' first configuration at this
-/// D), the consumers taking turns. Not v7's V7Tiles64: at 80 registers per thread (two blocks per
-/// SM) P of the previous tile no longer fits beside S and O, and ptxas spills; the turns are meant
-/// to do what v7's second block did, keeping the tensor cores busy during a softmax.
-struct V9Tiles64 : WgmmaTiles {
-  static constexpr int head_dim = 64;      ///< D
-  static constexpr bool ping_pong = true;  ///< turns on the tensor cores
-};
+/// v9's tiles at D = 64: v7's, without turns. With turns, P of the previous tile no longer fits
+/// beside S and O in the 80 registers of two blocks per SM (ptxas spills); at one block per SM
+/// the turns lost 5-12% to v7's two blocks, whose four consumers fill each other's softmax gaps
+/// unordered (v9's search, `attention_tune`; the chapter page, v9).
+struct V9Tiles64 : V7Tiles64 {};
 /// v9's tiles at D = 128: v7's (V7Tiles128), the consumers taking turns.
 struct V9Tiles128 : V7Tiles128 {
   static constexpr bool ping_pong = true;  ///< turns on the tensor cores

@@ -28,9 +28,9 @@ struct G64Bc64Blocks2 : G64 {
   static constexpr int min_blocks_per_sm = 2;
 };
 struct G64Bc64 : G64 { static constexpr int keys_per_tile = 64; };
-// v9's kernel (the consumers taking turns) at D = 64, one block per SM: 128-key tiles (what v9
-// runs) or 64-key tiles (two blocks per SM spill: P of the previous tile does not fit in 80
-// registers); at D = 128 v7's tiles.
+// The consumers taking turns (v9) at D = 64, one block per SM: 128-key or 64-key tiles (two
+// blocks per SM spill: P of the previous tile does not fit in 80 registers); at D = 128 on v7's
+// tiles. (v9 runs v7's tiles without turns at D = 64: these lost to them.)
 struct G64PingPong : G64 { static constexpr bool ping_pong = true; };
 struct G64Bc64PingPong : G64Bc64 { static constexpr bool ping_pong = true; };
 struct G128PingPong : WgmmaTiles { static constexpr bool ping_pong = true; };  // v9 at D = 128: v7's tiles
@@ -43,17 +43,18 @@ struct G64PingPongStages3 : G64PingPong { static constexpr int stages = 3; };
 template <class Tiles>
 void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                __nv_bfloat16* o, float* lse, void* /*workspace*/, cudaStream_t stream) {
-  launch_warp_specialized<Tiles>(s, q, k, v, o, lse, stream);
+  launch_warp_specialized<Tiles>(s, q, k, v, o, lse, stream, "attention_tune");
 }
 
-/// The row of `Tiles`: its name and summary from its fields, run by `kernel`.
+/// The row of `Tiles` in the search of `prefix` ("v7" or "v9"): its name and summary from its
+/// fields, run by `kernel`.
 template <class Tiles>
-Candidate describe(Kernel kernel, const std::string& runs_in) {
+Candidate describe(Kernel kernel, const std::string& runs_in, const std::string& prefix) {
   using T = WgmmaConfig<Tiles>;
-  const std::string kernel_name = T::kPingPong ? "v9" : "v7";
-  const std::string name = kernel_name + "_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
+  const std::string name = prefix + "_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
                            std::to_string(T::kMinBlocks) + (T::kStages == 2 ? "" : "_s" + std::to_string(T::kStages));
-  const std::string summary = kernel_name + " kernel, D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
+  const std::string summary = std::string(T::kPingPong ? "consumers taking turns" : "consumers each on their own") +
+                              ", D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
                               " rows per block (2 consumer warpgroups), " + std::to_string(T::Bc) + "-key tiles, " +
                               std::to_string(T::kMinBlocks) + " block(s) per SM, " + std::to_string(T::kStages) +
                               " stages, consumers at " +
@@ -62,40 +63,43 @@ Candidate describe(Kernel kernel, const std::string& runs_in) {
   return {name, summary, kernel, T::D, runs_in, 90, unsupported_v7};
 }
 
-/// A candidate of the search, run by its own instantiation of the kernel.
+/// A candidate of the search of `prefix`, run by its own instantiation of the kernel.
 template <class Tiles>
-Candidate candidate() {
-  return describe<Tiles>(Kernel{Precision::bf16, nullptr, run_tiles<Tiles>}, "");
+Candidate candidate(const std::string& prefix) {
+  return describe<Tiles>(Kernel{Precision::bf16, nullptr, run_tiles<Tiles>}, "", prefix);
 }
 
-/// The configuration v7 runs, with the same fields as `Tiles`: run through v7's own launcher (see
-/// tune/warp_rows_candidates.cu, winner()).
-template <class Tiles, class V7Tiles>
-Candidate winner() {
-  static_assert(same_wgmma_tiles<Tiles, V7Tiles>(), "a row marked as v7's must be the tiles v7 runs");
-  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v7_wgmma}, "v7_wgmma");
-}
-
-/// The configuration v9 runs, through v9's launcher.
-template <class Tiles, class V9Tiles>
-Candidate v9_winner() {
-  static_assert(same_wgmma_tiles<Tiles, V9Tiles>(), "a row marked as v9's must be the tiles v9 runs");
-  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v9_ping_pong}, "v9_ping_pong");
+/// The configuration `version` runs (`VersionTiles`, the same fields as `Tiles`): run through the
+/// version's own launcher `launch` (see tune/warp_rows_candidates.cu, winner()).
+template <class Tiles, class VersionTiles>
+Candidate winner(LaunchBF16 launch, const std::string& version) {
+  static_assert(same_wgmma_tiles<Tiles, VersionTiles>(), "a row marked as a version's must be the tiles it runs");
+  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch}, version, version.substr(0, 2));
 }
 
 }  // namespace
 
 const std::vector<Candidate>& wgmma_candidates() {
+  const auto v7 = launch_attention_v7_wgmma;
   static const std::vector<Candidate> list = {
-      candidate<G64>(), winner<G64Bc64Blocks2, V7Tiles64>(), candidate<G64Bc64>(), winner<WgmmaTiles, V7Tiles128>(),
+      candidate<G64>("v7"),
+      winner<G64Bc64Blocks2, V7Tiles64>(v7, "v7_wgmma"),
+      candidate<G64Bc64>("v7"),
+      winner<WgmmaTiles, V7Tiles128>(v7, "v7_wgmma"),
   };
   return list;
 }
 
 const std::vector<Candidate>& ping_pong_candidates() {
-  static const std::vector<Candidate> list = {v9_winner<G64PingPong, V9Tiles64>(), candidate<G64Bc64PingPong>(),
-                                              candidate<G64PingPongStages3>(), v9_winner<G128PingPong, V9Tiles128>(),
-                                              candidate<G128PingPongStages3>()};
+  const auto v9 = launch_attention_v9_ping_pong;
+  static const std::vector<Candidate> list = {
+      candidate<G64PingPong>("v9"),
+      candidate<G64Bc64PingPong>("v9"),
+      candidate<G64PingPongStages3>("v9"),
+      winner<G64Bc64Blocks2, V9Tiles64>(v9, "v9_ping_pong"),  // v7's tiles, no turns
+      winner<G128PingPong, V9Tiles128>(v9, "v9_ping_pong"),
+      candidate<G128PingPongStages3>("v9"),
+  };
   return list;
 }
 
