@@ -42,7 +42,8 @@ const std::vector<Version>& versions() {
         80, Kind::ours},
        {fp32, launch_attention_v8_split_tf32, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
       {{"v9_ping_pong", "v7 with FlashAttention-3's ping-pong: the two consumer warpgroups take turns on the tensor "
-                        "cores (named barriers), one's softmax during the other's products",
+                        "cores (named barriers), one's softmax during the other's products (D = 128; v7's "
+                        "tiles at D = 64)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v9_ping_pong}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
