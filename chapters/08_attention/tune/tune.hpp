@@ -42,8 +42,9 @@ const std::vector<Candidate>& warp_rows_candidates();
 const std::vector<Candidate>& flash_candidates();
 /// v7's search (bf16, sm_90a): tiles of the warp-specialized kernel (tune/wgmma_candidates.cu).
 const std::vector<Candidate>& wgmma_candidates();
-/// v9's search (bf16, sm_90a): its tiles at D = 64 with the consumers taking turns
-/// (tune/wgmma_candidates.cu).
+/// v9's search (bf16, sm_90a): the warp-specialized kernel with the consumers taking turns, at
+/// D = 64 and 128, beside what v9 runs (v7's tiles without turns at D = 64;
+/// tune/wgmma_candidates.cu).
 const std::vector<Candidate>& ping_pong_candidates();
 
 /// One search: the version that runs its winner, its precision, its candidates.

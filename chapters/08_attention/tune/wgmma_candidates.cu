@@ -1,11 +1,12 @@
 /// @file
-/// @brief v7's search (bf16, sm_90a): other tiles for the warp-specialized kernel
-/// (warp_specialized_kernel.cuh).
+/// @brief v7's and v9's searches (bf16, sm_90a): other tiles for the warp-specialized kernel
+/// (warp_specialized_kernel.cuh), without and with the consumers taking turns.
 ///
-/// `attention_tune` times every candidate on the table's shapes next to v7 and cuBLAS; v7's tiles
-/// at D = 64 (V7Tiles64 in wgmma_tile.cuh) were chosen from it (the chapter page has the measured
-/// tables, docs/results/attention_tune_hopper.json). Off Hopper, or in a build without sm_90a
-/// code, every candidate reports itself skipped, as v7 does.
+/// `attention_tune` times every candidate on the table's shapes next to its version and cuBLAS;
+/// v7's tiles at D = 64 (V7Tiles64 in wgmma_tile.cuh) were chosen from the first search, and v9's
+/// choice at D = 64 (v7's tiles, no turns) from the second (the chapter page has the measured
+/// numbers). Off Hopper, or in a build without sm_90a code, every candidate reports itself
+/// skipped, as v7 does.
 #include <string>
 
 #include "tune/tune.hpp"
