@@ -259,12 +259,6 @@ void launch_gemm_v20_narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t k
 /// v20's choice on a GPU of `sms` SMs: the width of the 128-row tile (256, 128 or 64) whose waves
 /// end first.
 int v20_tile_n(std::int64_t m, std::int64_t n, int sms);
-void launch_gemm_v24_narrow_pairs(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-                                  const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
-                                  cudaStream_t stream);
-/// v24's choice on a GPU of `sms` SMs: true where it runs v20's 128 x 64 tiles in pairs sharing
-/// B (v20 takes its narrow tile and there are two rows of tiles or more); else v20 runs.
-bool v24_takes_pairs(std::int64_t m, std::int64_t n, int sms);
 void launch_gemm_v21_wgmma_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                                 const float* b, float beta, float* c, cudaStream_t stream);
 void launch_gemm_v22_split_tf32(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,

@@ -196,15 +196,13 @@ TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k
 CUtensorMap make_tensor_map(const void* base, CUtensorMapDataType type, int elem_bytes, std::int64_t rows,
                             std::int64_t cols, std::int64_t ld, unsigned box_rows, unsigned box_cols);
 
-/// The tensor maps of A (boxes of `box_m` rows x 64 k) and B (boxes of `box_k` k-rows x 64
-/// columns: 64, or v24's share of a box, 64 / its cluster's CTAs).
+/// The tensor maps of A (boxes of `box_m` rows x 64 k) and B (boxes of 64 k-rows x 64 columns).
 struct OperandMaps {
   CUtensorMap a;  ///< A, m x k
   CUtensorMap b;  ///< B, k x n
 };
 /// make_tensor_map() for both operands of a TMA-ready problem.
-OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m,
-                         unsigned box_k = kBK);
+OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m);
 
 /// @}
 

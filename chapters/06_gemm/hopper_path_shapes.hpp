@@ -15,9 +15,7 @@ namespace gemm::testing {
 /// partial: K is not a multiple of 64, nor of 8, so the operands are repacked first); 513 x 260 x
 /// 2049 splits 15 tiles in 2 uneven shares (16 and 17 slices); 300 x 201 x 4100 would split but
 /// cannot (N % 4 != 0: no TMA reduce into C) and runs v18; 130 x 132 x 2048 (4 tiles, 2 shares) is
-/// the sanitizers' shape. v20 runs its 128 x 64 tiles on all five, v24 in pairs on all five (513:
-/// five rows of tiles, so the last pair's second CTA lies below C; K = 300, 2049, 4100: the last
-/// slice's k-rows end in the first or the second CTA's half of B).
+/// the sanitizers' shape. v20 runs its 128 x 64 tiles on all five.
 inline std::vector<Shape> v18_v20_path_shapes() {
   return {{1000, 1000, 300}, {300, 200, 4100}, {513, 260, 2049}, {300, 201, 4100}, {130, 132, 2048}};
 }

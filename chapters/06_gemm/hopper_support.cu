@@ -104,10 +104,9 @@ TmaOperandsOf<float> tma_operands(std::int64_t m, std::int64_t n, std::int64_t k
   return make_tma_ready<float, unsigned>(m, n, k, a, lda, b, ldb, stream);
 }
 
-OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m,
-                         unsigned box_k) {
+OperandMaps operand_maps(const TmaOperands& ops, std::int64_t m, std::int64_t n, std::int64_t k, unsigned box_m) {
   return {make_tensor_map(ops.a, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, m, k, ops.lda, box_m, kBK),
-          make_tensor_map(ops.b, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, k, n, ops.ldb, box_k, kBoxN)};
+          make_tensor_map(ops.b, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, k, n, ops.ldb, kBK, kBoxN)};
 }
 
 }  // namespace sm90

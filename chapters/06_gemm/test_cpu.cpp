@@ -306,7 +306,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 25);
+  REQUIRE(ladder == 24);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -452,20 +452,6 @@ TEST_CASE("v20's tile at the table's shapes on an H100 (132 SMs)", "[gemm][regis
   REQUIRE(v20_tile_n(1, 1, 132) == 64);
 }
 
-TEST_CASE("v24 pairs v20's narrow tiles where there are two rows of them (132 SMs)", "[gemm][registry]") {
-  REQUIRE(v24_takes_pairs(1024, 1024, 132));         // 8 rows of 16 narrow tiles: 64 pairs
-  REQUIRE(v24_takes_pairs(1000, 1000, 132));
-  REQUIRE(v24_takes_pairs(129, 64, 132));            // two rows, the second one row deep
-  REQUIRE_FALSE(v24_takes_pairs(128, 1024, 132));    // one row: nothing to pair
-  REQUIRE_FALSE(v24_takes_pairs(1, 1, 132));
-  REQUIRE_FALSE(v24_takes_pairs(2048, 1024, 132));   // v20 takes 128 x 128
-  REQUIRE_FALSE(v24_takes_pairs(4096, 4096, 132));   // v20 takes 128 x 256
-  for (const Shape& s : gemm::testing::v18_v20_path_shapes()) {
-    INFO(s.m << " x " << s.n << " x " << s.k);
-    REQUIRE(v24_takes_pairs(s.m, s.n, 132) == (s.m > 128));  // v20's narrow tile on all of them
-  }
-}
-
 TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
   REQUIRE(gemm_flops({4095, 4097, 1023}) == 2.0 * 4095.0 * 4097.0 * 1023.0);
   const dim3 g = tile_grid(129, 257, 128, 128);
@@ -531,7 +517,7 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
                                       "v21_wgmma_tf32",       "v22_split_tf32",       "v23_tf32_tile_by_waves",
-                                      "v24_narrow_pairs",     "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -562,8 +548,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   // registers a wgmma reads, v21's fragments, are written while one may run), C7508 (setmaxnreg ignored).
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                            "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                           "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                           "v24_narrow_pairs"}) {
+                           "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -621,8 +606,7 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
   SECTION("v12-v22: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                              "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                             "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                             "v24_narrow_pairs"}) {
+                             "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -671,12 +655,6 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     const std::string v20 = ptx("v20_narrow_tiles");
     REQUIRE(has(v20, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
     REQUIRE_FALSE(has(v20, "cp.reduce.async.bulk"));
-    REQUIRE_FALSE(has(v20, ".multicast::cluster"));
-    // v24: v20's narrow tile in clusters, multicasting B (and v20's kernels where it does not pair).
-    const std::string v24 = ptx("v24_narrow_pairs");
-    REQUIRE(has(v24, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
-    REQUIRE(has(v24, ".multicast::cluster"));
-    REQUIRE(has(v24, "mbarrier.arrive.shared::cluster"));
     // v21: TF32 wgmma with A (B^T's fragments) from registers, warp-specialized as v14.
     const std::string v21 = ptx("v21_wgmma_tf32");
     REQUIRE(std::regex_search(v21, std::regex(R"(wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32 \{[^}]*\}, \{%r)")));

@@ -91,16 +91,14 @@ TEST_CASE("the Hopper steps over many tiles per block, wrapping rings, odd tile 
   }
 }
 
-TEST_CASE("v18-v20 and v24 on each of their paths: half and narrow tiles, split-K with beta = 0 and beta != 0, no "
-          "split, narrow tiles in pairs (an odd count of rows: 513)",
+TEST_CASE("v18-v20 on each of their paths: half and narrow tiles, split-K with beta = 0 and beta != 0, no split",
           "[gemm][hopper]") {
   // The shapes and the paths they take on an H100: hopper_path_shapes.hpp (test_cpu.cpp checks
   // the paths). The sanitizers get the smallest split, 130 x 132 x 2048 (4 tiles, 2 shares).
   const std::vector<Shape> shapes = tut::testing::sanitizing() ? std::vector<Shape>{{130, 132, 2048}}
                                                                : gemm::testing::v18_v20_path_shapes();
   for (const auto& v : versions()) {
-    if (v.info.name != "v18_tile_by_waves" && v.info.name != "v19_split_k" && v.info.name != "v20_narrow_tiles" &&
-        v.info.name != "v24_narrow_pairs") {
+    if (v.info.name != "v18_tile_by_waves" && v.info.name != "v19_split_k" && v.info.name != "v20_narrow_tiles") {
       continue;
     }
     DYNAMIC_SECTION(v.info.name) {
@@ -108,8 +106,7 @@ TEST_CASE("v18-v20 and v24 on each of their paths: half and narrow tiles, split-
         for (const Shape& s : shapes) {
           INFO("v18 half tiles: " << v18_takes_half_tiles(s.m, s.n, sm_count())
                                   << ", v19 splits: " << v19_splits(s.m, s.n, s.k, sm_count())
-                                  << ", v20 tile width: " << v20_tile_n(s.m, s.n, sm_count())
-                                  << ", v24 pairs: " << v24_takes_pairs(s.m, s.n, sm_count()));
+                                  << ", v20 tile width: " << v20_tile_n(s.m, s.n, sm_count()));
           require_correct(v.kernel, v.info.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 20);
           require_correct(v.kernel, v.info.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 21);
         }

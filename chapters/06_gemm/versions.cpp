@@ -64,8 +64,6 @@ const std::vector<Version>& versions() {
        {fp32, launch_gemm_v22_split_tf32, nullptr}, 0.0, hopper_unavailable},
       {{"v23_tf32_tile_by_waves", "v21 with 256, 128 or 64 rows of C per block, chosen by how the waves fill the GPU (v18's rule, for TF32)", 90, Kind::ours},
        {tf32, launch_gemm_v23_tf32_tile_by_waves, nullptr}, 0.0, hopper_unavailable},
-      {{"v24_narrow_pairs", "v20's 128x64 tiles in clusters of 2 CTAs along M, each multicasting half of B's k-rows (as cuBLAS at 1024^3)", 90, Kind::ours},
-       {bf16, nullptr, launch_gemm_v24_narrow_pairs}, 0.0, hopper_unavailable},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
       {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},

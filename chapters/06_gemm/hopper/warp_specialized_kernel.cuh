@@ -45,11 +45,7 @@ struct WsConfig {
   static constexpr int kBBytes = sm90::kBK * BN * 2;       ///< one stage's B tile (64 x BN bf16)
   static constexpr int kStageBytes = kABytes + kBBytes;    ///< bytes landing in one stage (per CTA)
   static constexpr int kBBoxes = BN / sm90::kBoxN;         ///< 64-column boxes of B per stage
-  /// How the CTAs of a cluster share B's boxes: whole boxes each where there are enough (v17:
-  /// two of four), else (v24: one box of 64 columns) each CTA loads 64 / kClusterM of its k-rows.
-  static constexpr bool kBSplitRows = kBBoxes < kClusterM;
-  static constexpr int kBBoxesPerCta = kBSplitRows ? 1 : kBBoxes / kClusterM;  ///< B boxes each CTA loads
-  static constexpr int kBBoxRows = kBSplitRows ? sm90::kBK / kClusterM : sm90::kBK;  ///< k-rows of each B box it loads
+  static constexpr int kBBoxesPerCta = kBBoxes / kClusterM;  ///< B boxes each CTA of a cluster loads
   /// The epilogue's staging boxes (kTmaStore): 64 rows x 32 fp32 columns (128-byte rows, 8 KiB),
   /// two per consumer warpgroup, so one can fill while the other is stored.
   static constexpr int kEpiBoxCols = 32;
@@ -61,8 +57,7 @@ struct WsConfig {
   static_assert(kRowsPerGroup % 64 == 0 && BM <= 256, "v14: consumers own whole m64 tiles; A is one TMA box");
   static_assert(BN == 64 || BN == 128 || BN == 256, "v14: BN is a wgmma n the steps use (64, 128 or 256)");
   static_assert(kClusterM == 1 || kClusterM == 2, "v14: clusters of one or two CTAs");
-  static_assert(kBSplitRows ? kBBoxes == 1 : kBBoxes % kClusterM == 0,
-                "v14: the CTAs of a cluster split B's boxes (or one box's k-rows) evenly");
+  static_assert(kBBoxes % kClusterM == 0, "v14: the CTAs of a cluster split B's boxes evenly");
   static_assert(kStages >= 2, "v14: a ring needs at least two stages");
   static_assert(!kSplitK || (kTmaStore && kClusterM == 1), "v19: split-K adds its partial tiles through TMA");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "v14: the SM has 64K registers");
@@ -162,14 +157,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // [multicast]
 #pragma unroll
           for (int jj = 0; jj < Cfg::kBBoxesPerCta; ++jj) {
-            // This CTA's share of B: boxes rank * kBBoxesPerCta + jj, or (kBSplitRows) the rank-th
-            // group of kBBoxRows k-rows of the one box (whole 1024-byte swizzle atoms, so the
-            // halves land exactly where one full box would put them).
-            const int j = Cfg::kBSplitRows ? 0 : static_cast<int>(rank) * Cfg::kBBoxesPerCta + jj;
-            const int r = Cfg::kBSplitRows ? static_cast<int>(rank) * Cfg::kBBoxRows : 0;
-            unsigned char* dst = stage + Cfg::kABytes + j * kBoxBytesB + r * 128;
+            const int j = static_cast<int>(rank) * Cfg::kBBoxesPerCta + jj;  // this CTA's share of B's boxes
+            unsigned char* dst = stage + Cfg::kABytes + j * kBoxBytesB;
             if constexpr (CM > 1) {
-              tma_load_multicast(dst, &map_b, col0 + j * kBoxN, t * kBK + r, &full[s], (1u << CM) - 1);
+              tma_load_multicast(dst, &map_b, col0 + j * kBoxN, t * kBK, &full[s], (1u << CM) - 1);
             } else {
               tma_load(dst, &map_b, col0 + j * kBoxN, t * kBK, &full[s]);
             }
@@ -332,7 +323,7 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
   tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);
 
   const sm90::TmaOperands ops = sm90::tma_operands(m, n, k, a, b, stream);
-  sm90::OperandMaps maps = sm90::operand_maps(ops, m, n, k, Cfg::BM, Cfg::kBBoxRows);
+  sm90::OperandMaps maps = sm90::operand_maps(ops, m, n, k, Cfg::BM);
   CUtensorMap map_c{};  // unused unless the epilogue stores through TMA
   int tma_store_c = 0;
   if constexpr (Cfg::kTmaStore) {
