@@ -59,6 +59,17 @@ int v20_tile_n(std::int64_t m, std::int64_t n, int sms) {
 /// of v18 at 4096^3 and 0.61x at 2048^3, so the rule keeps it to the small problems, where it
 /// chooses it. But at 1000^3, the same tile counts as 1024^3, it is *slower* than v18: 0.0163 ms
 /// against 0.0139, not understood yet.
+///
+/// **Tried after v20, not a step: pairs of narrow tiles sharing B.** ncu at 1024^3 (H200, commit
+/// f931b59) shows cuBLAS's kernel, `nvjet_sm90_tss_128x64_64x8_1x2_h_bz_NNT`, to be v20's tile,
+/// stages and threads in clusters of two, 9.25 µs against v20's 12.0, with 17% fewer L2 read
+/// sectors (660k against 795k) and L2 busy only 22-27% of the time in both. v17's sharing on
+/// v20's tile (each CTA multicasting 32 of the 64 k-rows of the one B box; commit 4bc9e36,
+/// reverted) was correct (tests and the three sanitizers clean) but **slower**: 0.94-0.97x v20
+/// at 1024^3, 512^3, 768^3 and 1024 x 1024 x 4096 in the same runs (1.07x at 1000^3 only; at
+/// 2048 x 1024, where both ran v20's 128 x 128 tile, they differed by 4%: the noise), 13.2 µs
+/// under ncu, with *more* L2 read sectors (1.01M). What makes cuBLAS's kernel faster at this size
+/// is not the cluster alone.
 void launch_gemm_v20_narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                   const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
   switch (v20_tile_n(m, n, sm_count())) {
