@@ -53,7 +53,8 @@ TEST_CASE("head dims: v0, v1 and cuBLAS run any D; the fused versions say why th
       const bool fused = v.info.name.rfind("v2", 0) == 0 || v.info.name.rfind("v3", 0) == 0 ||
                          v.info.name.rfind("v4", 0) == 0 || v.info.name.rfind("v5", 0) == 0 ||
                          v.info.name.rfind("v6", 0) == 0 || v.info.name.rfind("v7", 0) == 0 ||
-                         v.info.name.rfind("v8", 0) == 0 || v.info.name.rfind("v9", 0) == 0;
+                         v.info.name.rfind("v8", 0) == 0 || v.info.name.rfind("v9", 0) == 0 ||
+                         v.info.name.rfind("v10", 0) == 0;
       if (fused) {
         REQUIRE(v.unsupported != nullptr);
         REQUIRE_FALSE(v.unsupported(s).empty());  // reported as skipped with a reason
@@ -82,8 +83,8 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v7 and v9 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
-  for (const auto launch : {launch_attention_v7_wgmma, launch_attention_v9_ping_pong}) {
+  // v7, v9 and v10 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  for (const auto launch : {launch_attention_v7_wgmma, launch_attention_v9_ping_pong, launch_attention_v10_overlap}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -91,7 +92,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v7_wgmma, v9_ping_pong: " << unsupported_v7(s));
+      WARN("v7_wgmma, v9_ping_pong, v10_overlap: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -134,24 +135,27 @@ TEST_CASE("rows whose largest scores come last: the running max must grow", "[at
 
 TEST_CASE("rows that see no key give O = 0 and lse = -inf exactly", "[attention][masked_rows]") {
   // Causal with Sq > Sk: query i sees keys j <= i + Sk - Sq, so rows 0 .. Sq - Sk - 1 see none.
-  const Shape s{1, 2, 70, 3, 64, true};
-  for (const auto& v : versions()) {
-    DYNAMIC_SECTION(v.info.name) {
-      if (runnable(v, s)) {
-        const auto in = attention::testing::make_inputs(s, v.kernel.precision, tut::testing::seed() + 4);
-        const auto out = attention::testing::run_once(v.kernel, workspace_of(v, s), s, in);
-        for (std::int64_t bh = 0; bh < s.heads(); ++bh) {
-          for (std::int64_t i = 0; i < s.sq - s.sk; ++i) {
-            const std::size_t row = static_cast<std::size_t>(bh * s.sq + i);
-            INFO("head " << bh << ", row " << i);
-            REQUIRE(std::isinf(out.lse[row]));
-            REQUIRE(out.lse[row] < 0.0f);
-            for (std::int64_t c = 0; c < s.d; ++c) REQUIRE(out.o[row * static_cast<std::size_t>(s.d) + c] == 0.0f);
+  // At D = 128 (v9's and v10's turns) Sq = 300: the first two blocks of 128 rows see no key at
+  // all (no tile to take turns on), the third block's last three rows see some.
+  for (const Shape& s : {Shape{1, 2, 70, 3, 64, true}, Shape{1, 2, 300, 3, 128, true}}) {
+    for (const auto& v : versions()) {
+      DYNAMIC_SECTION(v.info.name << ", D = " << s.d) {
+        if (runnable(v, s)) {
+          const auto in = attention::testing::make_inputs(s, v.kernel.precision, tut::testing::seed() + 4);
+          const auto out = attention::testing::run_once(v.kernel, workspace_of(v, s), s, in);
+          for (std::int64_t bh = 0; bh < s.heads(); ++bh) {
+            for (std::int64_t i = 0; i < s.sq - s.sk; ++i) {
+              const std::size_t row = static_cast<std::size_t>(bh * s.sq + i);
+              INFO("head " << bh << ", row " << i);
+              REQUIRE(std::isinf(out.lse[row]));
+              REQUIRE(out.lse[row] < 0.0f);
+              for (std::int64_t c = 0; c < s.d; ++c) REQUIRE(out.o[row * static_cast<std::size_t>(s.d) + c] == 0.0f);
+            }
+            REQUIRE(std::isfinite(out.lse[static_cast<std::size_t>(bh * s.sq + s.sq - s.sk)]));  // the first that sees a key
           }
-          REQUIRE(std::isfinite(out.lse[static_cast<std::size_t>(bh * s.sq + s.sq - s.sk)]));  // the first that sees a key
+          attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
+                                                 "seed " + std::to_string(tut::testing::seed() + 4));
         }
-        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
-                                               "seed " + std::to_string(tut::testing::seed() + 4));
       }
     }
   }

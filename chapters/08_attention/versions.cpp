@@ -46,6 +46,10 @@ const std::vector<Version>& versions() {
                         "tiles at D = 64)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v9_ping_pong}, 0.0, unsupported_v7, nullptr},
+      {{"v10_overlap", "v9 with FlashAttention-3's intra-warpgroup overlap: S and P V as two wgmma groups, each "
+                       "tile's softmax while the previous tile's P V runs (D = 128; v7's tiles at D = 64)",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v10_overlap}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

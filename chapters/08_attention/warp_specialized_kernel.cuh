@@ -1,7 +1,8 @@
 /// @file
 /// @brief The warp-specialized kernel (a TMA producer warpgroup, two wgmma consumer warpgroups)
 /// and its launcher, templated on the tiles (WgmmaTiles): v7_wgmma.cu runs the tiles chosen per
-/// head dimension, v9_ping_pong.cu the same with the consumers taking turns,
+/// head dimension, v9_ping_pong.cu the same with the consumers taking turns, v10_overlap.cu the
+/// turns with each consumer's softmax overlapping its own P V,
 /// tune/wgmma_candidates.cu the candidates of the search (sm_90a).
 #pragma once
 
@@ -23,7 +24,7 @@
 
 namespace attention {
 
-/// @brief v7's kernel (and v9's, T::kPingPong): one block per 128 query rows of a head;
+/// @brief v7's kernel (and v9's, T::kPingPong, and v10's, T::kOverlap): one block per 128 query rows of a head;
 /// warpgroups 0 and 1 consume (64 rows each), warpgroup 2 produces (sm_90a; traps elsewhere,
 /// where the registry never launches it).
 ///
@@ -121,8 +122,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     const auto release_v = [&](int j) {
       if (lane == 0) mbar_arrive(&v_empty[stage(j)]);
     };
-    // S -> P: mask (if `masked`), online softmax, O rescaled, P rounded to bf16 in registers.
-    const auto softmax_to_p = [&](int j, auto masked) {
+    // S -> P in fp32, in S's registers: mask (if `masked`), online softmax, and `factor`, what O
+    // must be rescaled by (rescale_o()) before tile j's P V.
+    const auto softmax_scores = [&](int j, auto masked, float (&factor)[2]) {
       if constexpr (decltype(masked)::value) {
         // A key past the end, or (causal) after the query's diagonal, scores -inf.
 #pragma unroll
@@ -132,15 +134,19 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           if (!visible) sc[i] = -INFINITY;
         }
       }
-      float alpha[2];
-      softmax_tile<Bc>(sc, m, l, alpha, scale_log2);
-      // Rescale O only if a row of this warp has a new max (alpha == 1 exactly when it has not).
-      if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
+      softmax_tile<Bc>(sc, m, l, factor, scale_log2);
+    };
+    // O moves to the new running max: only if a row of this warp has one (factor == 1 exactly
+    // when it has not).
+    const auto rescale_o = [&](const float (&factor)[2]) {
+      if (__any_sync(0xffffffffu, factor[0] != 1.0f || factor[1] != 1.0f)) {
 #pragma unroll
-        for (int i = 0; i < D / 2; ++i) o_acc[i] *= alpha[(i / 2) % 2];
+        for (int i = 0; i < D / 2; ++i) o_acc[i] *= factor[(i / 2) % 2];
       }
-      // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
-      // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
+    };
+    // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
+    // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
+    const auto pack_p = [&] {
 #pragma unroll
       for (int kk = 0; kk < Bc / 16; ++kk) {
         p[kk][0] = pack_bf16x2(sc[8 * kk + 0], sc[8 * kk + 1]);  // row g,     keys 2t, 2t+1
@@ -148,6 +154,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         p[kk][2] = pack_bf16x2(sc[8 * kk + 4], sc[8 * kk + 5]);  // row g,     keys 2t+8, 2t+9
         p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
       }
+    };
+    // The whole of v7's and v9's softmax step: S -> P in bf16, O rescaled.
+    const auto softmax_to_p = [&](int j, auto masked) {
+      float factor[2];
+      softmax_scores(j, masked, factor);
+      rescale_o(factor);
+      pack_p();
     };
     // As v6: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
     // first row; the tiles before them run without it.
@@ -194,16 +207,39 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
         wait_turn();
         wgmma_fence();
-        wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
-        wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
-        wgmma_commit();
-        pass_turn();
-        wgmma_wait<0>();
-        keep_in_registers(o_acc);
-        keep_in_registers(sc);
-        release_k(j);      // K of tile j is free now, V of tile j - 1 too: a stage's K and V are
-        release_v(j - 1);  // released a turn apart, so the producer refills K a turn earlier
-        softmax_to_p(j, masked);
+        if constexpr (!T::kOverlap) {
+          wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
+          wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
+          wgmma_commit();
+          pass_turn();
+          wgmma_wait<0>();
+          keep_in_registers(o_acc);
+          keep_in_registers(sc);
+          release_k(j);      // K of tile j is free now, V of tile j - 1 too: a stage's K and V are
+          release_v(j - 1);  // released a turn apart, so the producer refills K a turn earlier
+          softmax_to_p(j, masked);
+        } else {
+// [overlap]
+          // v10: S of tile j and P V of tile j - 1 as two groups, S first; wait for S alone and
+          // run tile j's softmax on S's registers while P V still runs (it reads p and adds into
+          // o_acc, so both wait: O's rescale and P's packing come after P V's wait).
+          wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
+          wgmma_commit();
+          wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
+          wgmma_commit();
+          pass_turn();
+          wgmma_wait<1>();  // S of tile j is done; P V of tile j - 1 may still run
+          keep_in_registers(sc);
+          release_k(j);
+          float factor[2];
+          softmax_scores(j, masked, factor);
+          wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
+          keep_in_registers(o_acc);
+          release_v(j - 1);
+          rescale_o(factor);
+          pack_p();
+// [overlap]
+        }
       };
       // The first turn has only tile 0's S, the last only tile tiles - 1's P V (no branch
       // between the products of a turn: ptxas would serialize them).

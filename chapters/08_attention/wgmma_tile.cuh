@@ -26,6 +26,9 @@ struct WgmmaTiles {
   /// v9: the two consumers take turns on the tensor cores (named barriers), each one's softmax
   /// running during the other's products; false: v7, each on its own.
   static constexpr bool ping_pong = false;
+  /// v10 (with ping_pong): within a turn, S of tile j and P V of tile j - 1 as two groups; tile
+  /// j's softmax runs while P V does (a second set of P registers); false: v9, both waited for.
+  static constexpr bool overlap = false;
   /// K/V tiles resident in shared memory (the ring's stages): 2, or 3 where they fit.
   static constexpr int stages = 2;
 };
@@ -41,6 +44,7 @@ struct WgmmaConfig {
   static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
   static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM (`__launch_bounds__`)
   static constexpr bool kPingPong = Tiles::ping_pong;         ///< v9's turns between the consumers
+  static constexpr bool kOverlap = Tiles::overlap;            ///< v10's softmax beside its own P V
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
   static constexpr int kStages = Tiles::stages;            ///< K/V tiles resident in shared memory
@@ -63,6 +67,7 @@ struct WgmmaConfig {
   static_assert(D == 64 || D == 128, "v7: D is 64 or 128 (one or two 64-column boxes per row)");
   static_assert(Bc == 64 || Bc == 128, "v7: S's wgmma is m64n64k16 or m64n128k16");
   static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v7: one or two blocks per SM");
+  static_assert(!kOverlap || kPingPong, "v10: the overlap is built on v9's turns");
   static_assert(kConsumerRegs <= 256, "v7: setmaxnreg goes up to 256 registers");
   static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v7: more shared memory than a Hopper SM gives");
 };
@@ -152,7 +157,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 template <class A, class B>
 constexpr bool same_wgmma_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
-         A::ping_pong == B::ping_pong && A::stages == B::stages;
+         A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages;
 }
 
 // [v7_config]
@@ -181,5 +186,13 @@ struct V9Tiles128 : V7Tiles128 {
   static constexpr bool ping_pong = true;  ///< turns on the tensor cores
 };
 // [v9_config]
+
+// [v10_config]
+/// v10's tiles at D = 128: v9's, each consumer's softmax overlapping its own P V (192 registers
+/// of S, O and two sets of P per thread, within the consumers' 240).
+struct V10Tiles128 : V9Tiles128 {
+  static constexpr bool overlap = true;  ///< S and P V as two groups, softmax between their waits
+};
+// [v10_config]
 
 }  // namespace attention

@@ -46,6 +46,10 @@ const std::vector<Candidate>& wgmma_candidates();
 /// D = 64 and 128, beside what v9 runs (v7's tiles without turns at D = 64;
 /// tune/wgmma_candidates.cu).
 const std::vector<Candidate>& ping_pong_candidates();
+/// v10's search (bf16, sm_90a): the turns with each consumer's softmax beside its own P V, at
+/// D = 64 and 128, beside what v10 runs (v9's choices: v7's tiles at D = 64;
+/// tune/wgmma_candidates.cu).
+const std::vector<Candidate>& overlap_candidates();
 
 /// One search: the version that runs its winner, its precision, its candidates.
 struct Search {
@@ -54,7 +58,7 @@ struct Search {
   const std::vector<Candidate>* candidates;  ///< its candidates, every D
 };
 
-/// Every search of the chapter, in table order: v3's (fp32), v6's and v7's (bf16).
+/// Every search of the chapter, in table order: v3's (fp32), v6's, v7's, v9's and v10's (bf16).
 std::vector<Search> searches();
 
 /// Every candidate of every search, in table order.

@@ -1,6 +1,7 @@
 /// @file
-/// @brief v7's and v9's searches (bf16, sm_90a): other tiles for the warp-specialized kernel
-/// (warp_specialized_kernel.cuh), without and with the consumers taking turns.
+/// @brief v7's, v9's and v10's searches (bf16, sm_90a): other tiles for the warp-specialized
+/// kernel (warp_specialized_kernel.cuh), without and with the consumers taking turns, and with
+/// each consumer's softmax beside its own P V.
 ///
 /// `attention_tune` times every candidate on the table's shapes next to its version and cuBLAS;
 /// v7's tiles at D = 64 (V7Tiles64 in wgmma_tile.cuh) were chosen from the first search, and v9's
@@ -38,6 +39,12 @@ struct G128PingPong : WgmmaTiles { static constexpr bool ping_pong = true; };  /
 // A third stage in the ring (225 KiB at D = 128, 113 KiB at D = 64).
 struct G128PingPongStages3 : G128PingPong { static constexpr int stages = 3; };
 struct G64PingPongStages3 : G64PingPong { static constexpr int stages = 3; };
+// Each consumer's softmax beside its own P V (v10), on the turns: at D = 128 on v9's tiles (what
+// v10 runs) and with a third stage; at D = 64 on the turns' one block per SM, 128- or 64-key tiles.
+struct G128Overlap : G128PingPong { static constexpr bool overlap = true; };
+struct G128OverlapStages3 : G128Overlap { static constexpr int stages = 3; };
+struct G64Overlap : G64PingPong { static constexpr bool overlap = true; };
+struct G64Bc64Overlap : G64Bc64PingPong { static constexpr bool overlap = true; };
 // [candidates]
 
 /// A candidate's own launcher: the warp-specialized kernel instantiated with `Tiles`.
@@ -47,14 +54,17 @@ void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
   launch_warp_specialized<Tiles>(s, q, k, v, o, lse, stream, "attention_tune");
 }
 
-/// The row of `Tiles` in the search of `prefix` ("v7" or "v9"): its name and summary from its
-/// fields, run by `kernel`.
+/// The row of `Tiles` in the search of `prefix` ("v7", "v9" or "v10"): its name and summary from
+/// its fields, run by `kernel`.
 template <class Tiles>
 Candidate describe(Kernel kernel, const std::string& runs_in, const std::string& prefix) {
   using T = WgmmaConfig<Tiles>;
   const std::string name = prefix + "_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
                            std::to_string(T::kMinBlocks) + (T::kStages == 2 ? "" : "_s" + std::to_string(T::kStages));
-  const std::string summary = std::string(T::kPingPong ? "consumers taking turns" : "consumers each on their own") +
+  const std::string schedule = T::kOverlap    ? "consumers taking turns, each one's softmax beside its own P V"
+                               : T::kPingPong ? "consumers taking turns"
+                                              : "consumers each on their own";
+  const std::string summary = schedule +
                               ", D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
                               " rows per block (2 consumer warpgroups), " + std::to_string(T::Bc) + "-key tiles, " +
                               std::to_string(T::kMinBlocks) + " block(s) per SM, " + std::to_string(T::kStages) +
@@ -75,7 +85,7 @@ Candidate candidate(const std::string& prefix) {
 template <class Tiles, class VersionTiles>
 Candidate winner(LaunchBF16 launch, const std::string& version) {
   static_assert(same_wgmma_tiles<Tiles, VersionTiles>(), "a row marked as a version's must be the tiles it runs");
-  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch}, version, version.substr(0, 2));
+  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch}, version, version.substr(0, version.find('_')));
 }
 
 }  // namespace
@@ -100,6 +110,18 @@ const std::vector<Candidate>& ping_pong_candidates() {
       winner<G64Bc64Blocks2, V9Tiles64>(v9, "v9_ping_pong"),  // v7's tiles, no turns
       winner<G128PingPong, V9Tiles128>(v9, "v9_ping_pong"),
       candidate<G128PingPongStages3>("v9"),
+  };
+  return list;
+}
+
+const std::vector<Candidate>& overlap_candidates() {
+  const auto v10 = launch_attention_v10_overlap;
+  static const std::vector<Candidate> list = {
+      candidate<G64Overlap>("v10"),
+      candidate<G64Bc64Overlap>("v10"),
+      winner<G64Bc64Blocks2, V9Tiles64>(v10, "v10_overlap"),  // v7's tiles, no turns (v9's choice)
+      winner<G128Overlap, V10Tiles128>(v10, "v10_overlap"),
+      candidate<G128OverlapStages3>("v10"),
   };
   return list;
 }
