@@ -11,23 +11,27 @@ namespace attention {
 /// waits for both before tile j's softmax: the softmax cannot start until the P V, which it does
 /// not need, has finished. FlashAttention-3 (Shah et al. 2024, section 3.2, "intra-warpgroup
 /// overlapping") issues them as two groups, S first, waits for S alone (`wgmma.wait_group 1`)
-/// and runs the softmax while the P V is still on the tensor cores. The softmax makes tile j's P
-/// while tile j - 1's P V still reads tile j - 1's P from registers, so P needs a second set of
-/// registers (p_next, 32 more per thread at D = 128: S 64 + O 64 + 2 x P 32 = 192 of the
-/// consumers' 240); O is rescaled only after the P V's wait, since the P V accumulates into it.
+/// and runs the softmax on S's registers while the P V is still on the tensor cores. The P V
+/// reads tile j - 1's P from registers and adds into O, so O's rescale and the packing of tile
+/// j's P into bf16 wait for it (`wait_group 0`); no second set of P registers is needed.
 ///
 /// **Changed since v9.** One switch in the tiles (`overlap`, V10Tiles128) and the branch marked
 /// `[overlap]` in v9's turn (warp_specialized_kernel.cuh): two commit groups instead of one,
-/// `wait_group 1` before the softmax and `wait_group 0` after it, the rescale of O after the
-/// second wait, p_next copied into p. The producer, the turns, the ring and the softmax are v9's.
-/// At D = 64 v10 runs v9's choice there (v7's tiles, no turns).
+/// `wait_group 1` before the softmax and `wait_group 0` after it, then O's rescale and P's
+/// packing. The producer, the turns, the ring and the softmax are v9's. At D = 64 v10 runs v9's
+/// choice there (v7's tiles, no turns).
 ///
 /// **Predicted (H200).** The FlashAttention-3 paper's ablation credits this overlap with about
-/// 10% beside the ping-pong at D = 128 (from 582 to 661 TFLOP/s on an H100 SXM with both). With
-/// the turns already hiding part of each softmax behind the other consumer's products, we
-/// predict +4-8% over v9 at D = 128.
+/// 10% beside the ping-pong at D = 128. With the turns already hiding part of each softmax
+/// behind the other consumer's products, we predicted +4-8% over v9 at D = 128.
 ///
-/// **Measured.** Pending the device run.
+/// **Measured (H200, the device run at e64ee17).** 1.02-1.03x of v9 at D = 128, below the
+/// prediction: 584 TFLOP/s at B2 H16 S4096 (v9 569), 621 at B1 H32 S8192 (v9 602), 631 at B1 H16
+/// S16384; with the mask 518, 579 and 624 (v9 509, 567, 607). Against cuDNN (PyTorch, same call)
+/// 0.875x and 0.92x without the mask, 0.97x and 0.94x with it. On its own, without v9's turns,
+/// the same overlap had lost 9% to v7 (the chapter page, "Tried after v7"). At D = 64, on the
+/// turns' one block per SM, it reached 371 TFLOP/s at S4096 against 388 for v7's two blocks
+/// (v10's search), so v10 keeps v7's tiles there.
 // [launch]
 void launch_attention_v10_overlap(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                   const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,

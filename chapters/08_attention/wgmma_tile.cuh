@@ -59,7 +59,7 @@ struct WgmmaConfig {
   /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
   static constexpr int kProducerRegs = 24;
   /// Registers per thread the block is launched with: 65536 / (kMinBlocks kThreads), in steps of 8
-  /// (168 at one block per SM, 80 at two). ptxas compiles the whole kernel within this.
+  /// (168 at one block per SM, 80 at two): what `ptxas -v` reports for the kernel.
   static constexpr int kLaunchRegs = 65536 / (kMinBlocks * kThreads) / 8 * 8;
   /// Registers per thread the consumers take (setmaxnreg.inc): their launch share plus what the
   /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two).
@@ -188,8 +188,8 @@ struct V9Tiles128 : V7Tiles128 {
 // [v9_config]
 
 // [v10_config]
-/// v10's tiles at D = 128: v9's, each consumer's softmax overlapping its own P V (192 registers
-/// of S, O and two sets of P per thread, within the consumers' 240).
+/// v10's tiles at D = 128: v9's, each consumer's softmax overlapping its own P V (S, O and the P
+/// that P V is still reading live together: 160 registers per thread, within the consumers' 240).
 struct V10Tiles128 : V9Tiles128 {
   static constexpr bool overlap = true;  ///< S and P V as two groups, softmax between their waits
 };
