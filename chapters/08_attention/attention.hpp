@@ -76,7 +76,7 @@ __host__ __device__ inline int key_tiles(int row0, int rows, int sq, int sk, boo
 /// The block of grid index `block` of a fused version: its head `bh` and query tile `qt`. In
 /// launch order, blocks walk the query tiles of one head before the next head (`heavy_first` =
 /// false), or, for the causal mask, take the query tiles with the most keys first, all heads at a
-/// time (v6, v7).
+/// time (v06, v07).
 __host__ __device__ inline void block_tile(int block, int q_tiles, int heads, bool heavy_first, int& bh, int& qt) {
   if (heavy_first) {
     qt = q_tiles - 1 - block / heads;
@@ -110,7 +110,7 @@ inline void check_shape(const Shape& s) {
 
 /// What a version's inputs are: which table it appears in, and its tolerance.
 enum class Precision {
-  fp32,  ///< fp32 Q, K, V, O; fp32 arithmetic (CUDA cores; v8: split TF32 on the tensor cores)
+  fp32,  ///< fp32 Q, K, V, O; fp32 arithmetic (CUDA cores; v08: split TF32 on the tensor cores)
   bf16,  ///< bf16 Q, K, V, O; fp32 accumulation and fp32 softmax on the tensor cores
 };
 
@@ -251,35 +251,35 @@ void convert_to_float_device(const __nv_bfloat16* in, float* out, std::int64_t n
 
 /// @name The CUDA-core ladder (fp32)
 /// @{
-void launch_attention_v0_naive(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+void launch_attention_v00_naive(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
                                void* workspace, cudaStream_t stream);
-void launch_attention_v1_online_row(const Shape& s, const float* q, const float* k, const float* v, float* o,
+void launch_attention_v01_online_row(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                     float* lse, void* workspace, cudaStream_t stream);
-void launch_attention_v2_tiled(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+void launch_attention_v02_tiled(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
                                void* workspace, cudaStream_t stream);
-void launch_attention_v3_warp_rows(const Shape& s, const float* q, const float* k, const float* v, float* o,
+void launch_attention_v03_warp_rows(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                    float* lse, void* workspace, cudaStream_t stream);
 /// @}
 
 /// @name Tensor cores (bf16, sm_80 and later)
 /// @{
-void launch_attention_v4_mma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+void launch_attention_v04_mma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                              const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                              cudaStream_t stream);
-void launch_attention_v5_cp_async(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+void launch_attention_v05_cp_async(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                   const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                   cudaStream_t stream);
-void launch_attention_v6_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+void launch_attention_v06_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                         const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                         cudaStream_t stream);
 /// @}
 
 /// @name Hopper (sm_90a: wgmma, TMA)
 /// @{
-void launch_attention_v7_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+void launch_attention_v07_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                cudaStream_t stream);
-void launch_attention_v9_ping_pong(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+void launch_attention_v09_ping_pong(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                    const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                    cudaStream_t stream);
 void launch_attention_v10_overlap(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
@@ -289,7 +289,7 @@ void launch_attention_v10_overlap(const Shape& s, const __nv_bfloat16* q, const 
 
 /// @name fp32 on the tensor cores (split TF32, sm_80 and later)
 /// @{
-void launch_attention_v8_split_tf32(const Shape& s, const float* q, const float* k, const float* v, float* o,
+void launch_attention_v08_split_tf32(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                     float* lse, void* workspace, cudaStream_t stream);
 /// @}
 
@@ -327,15 +327,15 @@ inline unsigned row_tile_blocks(const Shape& s, int rows_per_block, const char* 
 /// @name Support checks of the versions (registered with them)
 /// @{
 
-/// Non-empty unless D is 64 or 128: the fused versions v2-v6 are compiled for these two only.
+/// Non-empty unless D is 64 or 128: the fused versions v02-v06 are compiled for these two only.
 std::string unsupported_unless_d64_d128(const Shape& s);
-/// Non-empty if D > 256: v1 holds its row of O in registers, 8 values per lane at most.
+/// Non-empty if D > 256: v01 holds its row of O in registers, 8 values per lane at most.
 std::string unsupported_v1(const Shape& s);
 /// Non-empty unless D is 64 or 128 and this GPU and build run sm_90a code (tut::sm90::unavailable()):
-/// v7 needs wgmma and TMA (v7_wgmma.cu; also its search's candidates).
+/// v07 needs wgmma and TMA (v07_wgmma.cu; also its search's candidates).
 std::string unsupported_v7(const Shape& s);
-/// B H Sq Sk x 4 bytes: v0 materializes S (and P in its place).
-double v0_workspace_bytes(const Shape& s);
+/// B H Sq Sk x 4 bytes: v00 materializes S (and P in its place).
+double v00_workspace_bytes(const Shape& s);
 /// @}
 
 }  // namespace attention

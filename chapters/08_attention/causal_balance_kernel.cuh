@@ -1,7 +1,7 @@
 /// @file
-/// @brief The causal-balance kernel (v5's pipeline, the mask only on the tiles that need it,
+/// @brief The causal-balance kernel (v05's pipeline, the mask only on the tiles that need it,
 /// causal blocks longest first) and its launcher, templated on the tiles (FlashConfig):
-/// v6_causal_balance.cu runs the tiles chosen per head dimension, tune/flash_candidates.cu the
+/// v06_causal_balance.cu runs the tiles chosen per head dimension, tune/flash_candidates.cu the
 /// candidates of the search.
 #pragma once
 
@@ -15,11 +15,11 @@
 
 namespace attention {
 
-/// @brief v6's kernel: v5's pipeline; masked arithmetic only where a tile needs it; heavy blocks first.
+/// @brief v06's kernel: v05's pipeline; masked arithmetic only where a tile needs it; heavy blocks first.
 // [kernel]
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    attention_v6_causal_balance(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
+    attention_v06_causal_balance(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                                 const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
                                 float* __restrict__ lse, int sq, int sk, int heads, bool causal, float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   WarpRows<Cfg> w;
   start_rows(w);
   TilePosition pos{row0 + warp * Cfg::kRowsPerWarp + lane / 4, 0, sk, sk - sq, causal};
-  // One step of v5's pipeline, with or without the mask (a compile-time choice: two copies of the
+  // One step of v05's pipeline, with or without the mask (a compile-time choice: two copies of the
   // tile's code, the unmasked one without any index arithmetic).
   const auto step = [&](int j, auto masked) {
     if (j + 1 < tiles) issue_kv(j + 1);
@@ -87,11 +87,11 @@ template <class Tiles>
 void launch_causal_balance(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                            __nv_bfloat16* o, float* lse, cudaStream_t stream) {
   using Cfg = FlashConfig<Tiles>;
-  if (s.d != Cfg::D) throw std::invalid_argument("v6: these tiles are compiled for D = " + std::to_string(Cfg::D));
-  const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v6_causal_balance");
+  if (s.d != Cfg::D) throw std::invalid_argument("v06: these tiles are compiled for D = " + std::to_string(Cfg::D));
+  const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v06_causal_balance");
   constexpr int kSmem = (Cfg::kQElems + 4 * Cfg::kKVElems) * 2;
-  tut::allow_dynamic_smem(attention_v6_causal_balance<Cfg>, kSmem);
-  attention_v6_causal_balance<Cfg><<<blocks, Cfg::kThreads, kSmem, stream>>>(
+  tut::allow_dynamic_smem(attention_v06_causal_balance<Cfg>, kSmem);
+  attention_v06_causal_balance<Cfg><<<blocks, Cfg::kThreads, kSmem, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.heads()), s.causal,
       s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
@@ -104,15 +104,15 @@ constexpr bool same_flash_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::m16_tiles_per_warp == B::m16_tiles_per_warp && A::warps == B::warps && A::min_blocks_per_sm == B::min_blocks_per_sm;
 }
 
-// [v6_config]
-/// The tiles v6 runs at D = 64: v4's and v5's (FlashTiles<64>), which the search of v6's tiles
+// [v06_config]
+/// The tiles v06 runs at D = 64: v04's and v05's (FlashTiles<64>), which the search of v06's tiles
 /// (tune/flash_candidates.cu, `attention_tune`) kept: 128 query rows per block in 4 warps of two
-/// m16 tiles, 64-key tiles, two blocks per SM promised. (Its row in the search: v6_d64_bc64_m2_w4_b2.)
-struct V6Tiles64 : FlashTiles<64> {};
-/// The tiles v6 runs at D = 128: v4's and v5's (FlashTiles<128>, 32-key tiles), kept by the same
+/// m16 tiles, 64-key tiles, two blocks per SM promised. (Its row in the search: v06_d64_bc64_m2_w4_b2.)
+struct V06Tiles64 : FlashTiles<64> {};
+/// The tiles v06 runs at D = 128: v04's and v05's (FlashTiles<128>, 32-key tiles), kept by the same
 /// search; FlashAttention-2's 64-key tiles spill here (68 bytes) and lost 1-2%. (Its row:
-/// v6_d128_bc32_m2_w4_b2.)
-struct V6Tiles128 : FlashTiles<128> {};
-// [v6_config]
+/// v06_d128_bc32_m2_w4_b2.)
+struct V06Tiles128 : FlashTiles<128> {};
+// [v06_config]
 
 }  // namespace attention

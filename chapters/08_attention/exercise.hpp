@@ -1,5 +1,5 @@
 /// @file
-/// @brief Chapter 08's exercise: the tiled online-softmax kernel (FlashAttention-1's update, v2's
+/// @brief Chapter 08's exercise: the tiled online-softmax kernel (FlashAttention-1's update, v02's
 /// idea, in a smaller geometry of its own), written by the student.
 ///
 /// The student writes exercises/08_attention/attention_tiled.cu, which defines this launcher. It is

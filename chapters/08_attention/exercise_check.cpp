@@ -159,7 +159,7 @@ class AttentionExercise final : public Exercise {
   }
 
   // The first shape of the chapter's table (fp32 B4 H16 S1024 D64, no mask), so that the time can be
-  // read next to v2's and v3's. Its reference (8.6e9 multiply-adds, every row) takes well under a
+  // read next to v02's and v03's. Its reference (8.6e9 multiply-adds, every row) takes well under a
   // second on 16 cores; O and lse are 17 MB per repetition.
   CaseRequest speed_case() const override { return attention_case(4, 16, 1024, 1024, 64, false, kUnit); }
 

@@ -1,8 +1,8 @@
 /// @file
-/// @brief The tensor-core building blocks of v4-v6: the tile configuration, the swizzled
+/// @brief The tensor-core building blocks of v04-v06: the tile configuration, the swizzled
 /// shared-memory tiles and their copies, and one warp's work on one tile of keys.
 ///
-/// v4, v5 and v6 differ only in how K and V tiles reach shared memory and in which order the
+/// v04, v05 and v06 differ only in how K and V tiles reach shared memory and in which order the
 /// blocks and tiles run; the math of a tile (S = Q K^T on the tensor cores, the online softmax in
 /// registers, O += P V with P reused from registers) is attend_tile() below, shared by the three.
 ///
@@ -41,7 +41,7 @@ using tut::sm80::ldmatrix_x4_trans;
 using tut::sm80::mma_bf16_16816;
 using tut::sm80::pack_bf16x2;
 
-/// The tiles of v4 and v5 at head dimension `kD` (64 or 128), and of v6 as the search left them:
+/// The tiles of v04 and v05 at head dimension `kD` (64 or 128), and of v06 as the search left them:
 /// 128 query rows per block, 4 warps of 32 rows (two m16 tiles each, so that every K and V
 /// fragment feeds 4 mma), and 64 keys per tile at D = 64, 32 at D = 128. The registers decide: a
 /// lane holds 32 x D / 32 fp32 of O (64 or 128) and 32 x keys / 32 of S (64, or 32 at D = 128);
@@ -319,7 +319,7 @@ __device__ __forceinline__ void finish_rows(const WarpRows<Cfg>& w, __nv_bfloat1
   }
 }
 
-/// Checks what v4-v6 need (D = 64 or 128, 16-byte aligned Q, K, V) and returns the number of
+/// Checks what v04-v06 need (D = 64 or 128, 16-byte aligned Q, K, V) and returns the number of
 /// blocks: one per (head, tile of `br` query rows).
 inline unsigned flash_blocks(const Shape& s, const void* q, const void* k, const void* v, int br, const char* who) {
   check_shape(s);

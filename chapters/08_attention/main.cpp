@@ -5,7 +5,7 @@
 //
 //   attention                                   # 4 shapes x {no mask, causal} x {fp32, bf16}
 //   attention --b 2 --h 8 --sq 1000 --sk 4097 --d 128 --mask causal --dtype bf16
-//   attention --s 4096 --version v6_causal_balance --version cublas_bf16
+//   attention --s 4096 --version v06_causal_balance --version cublas_bf16
 //   attention --sweep --json attention_sweep.json   # S = 2^k - 1, 2^k, 2^k + 1 for k = 6..13, D = 64
 #include <string>
 #include <vector>
@@ -29,7 +29,7 @@ class AttentionChapter final : public tut::Chapter {
 
   void add_options(tut::Cli& cli) override {
     sizes_.add_to(cli);
-    cli.add_flag("--all-sizes", "run the slow versions (v0-v2) at every size instead of skipping large ones",
+    cli.add_flag("--all-sizes", "run the slow versions (v00-v02) at every size instead of skipping large ones",
                  &all_sizes_);
   }
 

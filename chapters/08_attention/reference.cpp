@@ -42,10 +42,10 @@ std::string unsupported_unless_d64_d128(const Shape& s) {
 
 std::string unsupported_v1(const Shape& s) {
   if (s.d <= 256) return "";
-  return "head dim " + std::to_string(s.d) + ": v1 keeps its row of O in registers, D <= 256";
+  return "head dim " + std::to_string(s.d) + ": v01 keeps its row of O in registers, D <= 256";
 }
 
-double v0_workspace_bytes(const Shape& s) { return score_matrix_bytes(s); }
+double v00_workspace_bytes(const Shape& s) { return score_matrix_bytes(s); }
 
 // ---------------------------------------------------------------------------------------------
 // The reference
@@ -176,7 +176,7 @@ Tolerances tolerances(Precision p, const Shape& s, double q_max, double k_max, d
   const double e_p = 2.0 * e_score + 2.0 * u * a + 8.0 * u;
   // The sums over the keys (l, and each column of P V): chains of at most Sk steps, each off by at
   // most 6u of the running sum (the add, and the rescale's exponential and product where the max
-  // moves: v0's softmax may rescale at every key).
+  // moves: v00's softmax may rescale at every key).
   const double e_sum = (6.0 * n + 8.0) * u;
   // O[i, c] = sum_j w_j v_jc with w_j = p_j / l: each weight off by 2 e_p + e_sum relative, the sum by
   // e_sum, the division and the store by a few u; all relative to the magnitude sum_j w_j |v_jc|.

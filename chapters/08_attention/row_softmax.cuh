@@ -1,5 +1,5 @@
 /// @file
-/// @brief The softmax between the two products of the unfused paths (v0 and the cuBLAS baselines):
+/// @brief The softmax between the two products of the unfused paths (v00 and the cuBLAS baselines):
 /// one warp per row of the stored score matrix S, P written next to (or over) it, lse on the side.
 #pragma once
 

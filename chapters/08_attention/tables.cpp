@@ -82,7 +82,7 @@ void SizeFlags::add_to(tut::Cli& cli) {
   cli.add_int("--s", "S", "sequence length: Sq = Sk = S", &s, 1, big);
   cli.add_int("--sq", "SQ", "queries per head (with --sk, instead of --s)", &sq, 1, big);
   cli.add_int("--sk", "SK", "keys per head", &sk, 1, big);
-  cli.add_int("--d", "D", "head dimension (v2-v9: 64 or 128; v0 any; v1 up to 256)", &d, 1, 4096);
+  cli.add_int("--d", "D", "head dimension (v02-v09: 64 or 128; v00 any; v01 up to 256)", &d, 1, 4096);
   cli.add_choice("--mask", "which tables: no mask, causal (bottom-right aligned), or both (default)", &mask,
                  {"both", "none", "causal"});
   cli.add_choice("--dtype", "which tables: fp32 (CUDA cores), bf16 (tensor cores), or all (default)", &dtype,
@@ -149,7 +149,7 @@ std::vector<tut::Problem> SizeFlags::problems(bool sweep) const {
         const double q_elems = heads * static_cast<double>(shape.sq) * static_cast<double>(shape.d);
         const double kv_elems = heads * static_cast<double>(shape.sk) * static_cast<double>(shape.d);
         const double rows = heads * static_cast<double>(shape.sq);
-        // Device: fp32 inputs (made there, then converted for bf16), O, lse; v0's and cuBLAS's S
+        // Device: fp32 inputs (made there, then converted for bf16), O, lse; v00's and cuBLAS's S
         // are checked separately (those rows are skipped where S does not fit).
         prob.device_bytes = 4.0 * (q_elems + 2.0 * kv_elems) + 4.0 * q_elems + 4.0 * rows +
                             (p == Precision::bf16 ? 2.0 * (2.0 * q_elems + 2.0 * kv_elems) : 0.0);

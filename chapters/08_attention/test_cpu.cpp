@@ -323,9 +323,9 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
     if (v.info.kind == tut::Kind::library) ++(bf16 ? libraries_bf16 : libraries_fp32);
     std::smatch m;
     if (std::regex_match(v.info.name, m, ladder_name)) {
-      REQUIRE(std::stoi(m[1]) == ladder);  // v0, v1, ... in order, no gaps
+      REQUIRE(std::stoi(m[1]) == ladder);  // v00, v01, ... in order, no gaps
       ++ladder;
-      if (ladder >= 3) {  // v2 and later: D = 64 and 128, and they say so for another D
+      if (ladder >= 3) {  // v02 and later: D = 64 and 128, and they say so for another D
         REQUIRE(v.unsupported != nullptr);
         if (v.info.min_cc < 90) {  // a Hopper step also asks the GPU (there is none here)
           REQUIRE(v.unsupported({1, 1, 8, 8, 64, false}).empty());
@@ -341,7 +341,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).
   const Shape big{1, 32, 8192, 8192, 128, false};
   for (const auto& v : versions()) {
-    if (v.info.name == "v0_naive" || v.info.kind == tut::Kind::library) {
+    if (v.info.name == "v00_naive" || v.info.kind == tut::Kind::library) {
       REQUIRE(v.workspace_bytes != nullptr);
       REQUIRE(v.workspace_bytes(big) >= score_matrix_bytes(big));
     } else {

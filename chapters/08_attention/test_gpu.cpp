@@ -44,16 +44,16 @@ TEST_CASE("every version matches the CPU reference over the shape sweep", "[atte
   }
 }
 
-TEST_CASE("head dims: v0, v1 and cuBLAS run any D; the fused versions say why they skip others",
+TEST_CASE("head dims: v00, v01 and cuBLAS run any D; the fused versions say why they skip others",
           "[attention][head_dim]") {
   for (std::int64_t d : {1, 17, 80, 160, 256}) {
     const Shape s{1, 2, 37, 71, d, true};
     for (const auto& v : versions()) {
       INFO(v.info.name << ", D = " << d);
-      const bool fused = v.info.name.rfind("v2", 0) == 0 || v.info.name.rfind("v3", 0) == 0 ||
-                         v.info.name.rfind("v4", 0) == 0 || v.info.name.rfind("v5", 0) == 0 ||
-                         v.info.name.rfind("v6", 0) == 0 || v.info.name.rfind("v7", 0) == 0 ||
-                         v.info.name.rfind("v8", 0) == 0 || v.info.name.rfind("v9", 0) == 0 ||
+      const bool fused = v.info.name.rfind("v02", 0) == 0 || v.info.name.rfind("v03", 0) == 0 ||
+                         v.info.name.rfind("v04", 0) == 0 || v.info.name.rfind("v05", 0) == 0 ||
+                         v.info.name.rfind("v06", 0) == 0 || v.info.name.rfind("v07", 0) == 0 ||
+                         v.info.name.rfind("v08", 0) == 0 || v.info.name.rfind("v09", 0) == 0 ||
                          v.info.name.rfind("v10", 0) == 0;
       if (fused) {
         REQUIRE(v.unsupported != nullptr);
@@ -69,22 +69,22 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
   const Shape bad_d{1, 1, 8, 8, 80, false};
   tut::DeviceBuffer<float> f(8 * 80), lse(8);
   tut::DeviceBuffer<__nv_bfloat16> h(8 * 80 + 8);
-  REQUIRE_THROWS_AS(launch_attention_v2_tiled(bad_d, f.data(), f.data(), f.data(), f.data(), lse.data(), nullptr, nullptr),
+  REQUIRE_THROWS_AS(launch_attention_v02_tiled(bad_d, f.data(), f.data(), f.data(), f.data(), lse.data(), nullptr, nullptr),
                     std::invalid_argument);
-  REQUIRE_THROWS_AS(launch_attention_v3_warp_rows(bad_d, f.data(), f.data(), f.data(), f.data(), lse.data(), nullptr,
+  REQUIRE_THROWS_AS(launch_attention_v03_warp_rows(bad_d, f.data(), f.data(), f.data(), f.data(), lse.data(), nullptr,
                                                   nullptr),
                     std::invalid_argument);
-  REQUIRE_THROWS_AS(launch_attention_v0_naive({1, 1, 8, 8, 64, false}, f.data(), f.data(), f.data(), f.data(),
+  REQUIRE_THROWS_AS(launch_attention_v00_naive({1, 1, 8, 8, 64, false}, f.data(), f.data(), f.data(), f.data(),
                                               lse.data(), nullptr, nullptr),
-                    std::invalid_argument);  // v0 without its workspace
+                    std::invalid_argument);  // v00 without its workspace
   if (tut::current_cc() >= 80) {
     const Shape s{1, 1, 8, 8, 64, false};
-    REQUIRE_THROWS_AS(launch_attention_v5_cp_async(s, h.data() + 1, h.data(), h.data(), h.data(), lse.data(), nullptr,
+    REQUIRE_THROWS_AS(launch_attention_v05_cp_async(s, h.data() + 1, h.data(), h.data(), h.data(), lse.data(), nullptr,
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v7, v9 and v10 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
-  for (const auto launch : {launch_attention_v7_wgmma, launch_attention_v9_ping_pong, launch_attention_v10_overlap}) {
+  // v07, v09 and v10 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -92,12 +92,12 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v7_wgmma, v9_ping_pong, v10_overlap: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09_ping_pong, v10_overlap: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
   }
-  REQUIRE_THROWS_AS(launch_attention_v1_online_row({0, 1, 8, 8, 64, false}, f.data(), f.data(), f.data(), f.data(),
+  REQUIRE_THROWS_AS(launch_attention_v01_online_row({0, 1, 8, 8, 64, false}, f.data(), f.data(), f.data(), f.data(),
                                                    lse.data(), nullptr, nullptr),
                     std::invalid_argument);  // B = 0
 }
@@ -135,7 +135,7 @@ TEST_CASE("rows whose largest scores come last: the running max must grow", "[at
 
 TEST_CASE("rows that see no key give O = 0 and lse = -inf exactly", "[attention][masked_rows]") {
   // Causal with Sq > Sk: query i sees keys j <= i + Sk - Sq, so rows 0 .. Sq - Sk - 1 see none.
-  // At D = 128 (v9's and v10's turns) Sq = 300: the first two blocks of 128 rows see no key at
+  // At D = 128 (v09's and v10's turns) Sq = 300: the first two blocks of 128 rows see no key at
   // all (no tile to take turns on), the third block's last three rows see some.
   for (const Shape& s : {Shape{1, 2, 70, 3, 64, true}, Shape{1, 2, 300, 3, 128, true}}) {
     for (const auto& v : versions()) {

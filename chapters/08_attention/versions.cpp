@@ -9,45 +9,45 @@ const std::vector<Version>& versions() {
   // max_flops: above it the executable reports "too slow at this size" to keep the default run
   // short; the tests run every version at every size of their sweep.
   static const std::vector<Version> list = {
-      {{"v0_naive", "three kernels: S = Q K^T stored in global memory, a row softmax, O = P V", 75, Kind::ours},
-       {fp32, launch_attention_v0_naive, nullptr}, 2.0e10, nullptr, v0_workspace_bytes},
-      {{"v1_online_row", "one warp per query row, online softmax over 32 keys at a time: S never stored", 75,
+      {{"v00_naive", "three kernels: S = Q K^T stored in global memory, a row softmax, O = P V", 75, Kind::ours},
+       {fp32, launch_attention_v00_naive, nullptr}, 2.0e10, nullptr, v00_workspace_bytes},
+      {{"v01_online_row", "one warp per query row, online softmax over 32 keys at a time: S never stored", 75,
         Kind::ours},
-       {fp32, launch_attention_v1_online_row, nullptr}, 2.0e10, unsupported_v1, nullptr},
-      {{"v2_tiled", "FlashAttention-1 style: 64-row Q tile per block, K/V tiles in shared memory, the block "
+       {fp32, launch_attention_v01_online_row, nullptr}, 2.0e10, unsupported_v1, nullptr},
+      {{"v02_tiled", "FlashAttention-1 style: 64-row Q tile per block, K/V tiles in shared memory, the block "
                     "cooperates on scores, row statistics and P V",
         75, Kind::ours},
-       {fp32, launch_attention_v2_tiled, nullptr}, 3.0e11, unsupported_unless_d64_d128, nullptr},
-      {{"v3_warp_rows", "FlashAttention-2 work split: each warp owns 16 rows, softmax by shuffles, O rescaled once "
+       {fp32, launch_attention_v02_tiled, nullptr}, 3.0e11, unsupported_unless_d64_d128, nullptr},
+      {{"v03_warp_rows", "FlashAttention-2 work split: each warp owns 16 rows, softmax by shuffles, O rescaled once "
                         "per tile, register tiles",
         75, Kind::ours},
-       {fp32, launch_attention_v3_warp_rows, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
-      {{"v4_mma", "bf16 mma.sync m16n8k16: S and O in registers, P reused as the A operand, ldmatrix (.trans for "
+       {fp32, launch_attention_v03_warp_rows, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v04_mma", "bf16 mma.sync m16n8k16: S and O in registers, P reused as the A operand, ldmatrix (.trans for "
                   "V), swizzled tiles",
         80, Kind::ours},
-       {bf16, nullptr, launch_attention_v4_mma}, 0.0, unsupported_unless_d64_d128, nullptr},
-      {{"v5_cp_async", "v4 with K/V tiles copied by cp.async, double-buffered: tile j+1 lands during tile j", 80,
+       {bf16, nullptr, launch_attention_v04_mma}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v05_cp_async", "v04 with K/V tiles copied by cp.async, double-buffered: tile j+1 lands during tile j", 80,
         Kind::ours},
-       {bf16, nullptr, launch_attention_v5_cp_async}, 0.0, unsupported_unless_d64_d128, nullptr},
-      {{"v6_causal_balance", "v5 with the mask computed only on diagonal/edge tiles and causal blocks launched "
+       {bf16, nullptr, launch_attention_v05_cp_async}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v06_causal_balance", "v05 with the mask computed only on diagonal/edge tiles and causal blocks launched "
                              "longest first",
         80, Kind::ours},
-       {bf16, nullptr, launch_attention_v6_causal_balance}, 0.0, unsupported_unless_d64_d128, nullptr},
-      {{"v7_wgmma", "Hopper: a producer warpgroup streams K/V tiles with TMA into an mbarrier ring, two consumer "
+       {bf16, nullptr, launch_attention_v06_causal_balance}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v07_wgmma", "Hopper: a producer warpgroup streams K/V tiles with TMA into an mbarrier ring, two consumer "
                     "warpgroups run Q K^T and P V on wgmma (P from registers)",
         90, Kind::ours},
-       {bf16, nullptr, launch_attention_v7_wgmma}, 0.0, unsupported_v7, nullptr},
-      {{"v8_split_tf32", "fp32 on the tensor cores: Q, K, P, V split into hi + lo TF32 parts, three mma.sync "
+       {bf16, nullptr, launch_attention_v07_wgmma}, 0.0, unsupported_v7, nullptr},
+      {{"v08_split_tf32", "fp32 on the tensor cores: Q, K, P, V split into hi + lo TF32 parts, three mma.sync "
                          "m16n8k8 per product, each tile's P V added to O in fp32",
         80, Kind::ours},
-       {fp32, launch_attention_v8_split_tf32, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
-      {{"v9_ping_pong", "v7 with FlashAttention-3's ping-pong: the two consumer warpgroups take turns on the tensor "
-                        "cores (named barriers), one's softmax during the other's products (D = 128; v7's "
+       {fp32, launch_attention_v08_split_tf32, nullptr}, 0.0, unsupported_unless_d64_d128, nullptr},
+      {{"v09_ping_pong", "v07 with FlashAttention-3's ping-pong: the two consumer warpgroups take turns on the tensor "
+                        "cores (named barriers), one's softmax during the other's products (D = 128; v07's "
                         "tiles at D = 64)",
         90, Kind::ours},
-       {bf16, nullptr, launch_attention_v9_ping_pong}, 0.0, unsupported_v7, nullptr},
-      {{"v10_overlap", "v9 with FlashAttention-3's intra-warpgroup overlap: S and P V as two wgmma groups, each "
-                       "tile's softmax while the previous tile's P V runs (D = 128; v7's tiles at D = 64)",
+       {bf16, nullptr, launch_attention_v09_ping_pong}, 0.0, unsupported_v7, nullptr},
+      {{"v10_overlap", "v09 with FlashAttention-3's intra-warpgroup overlap: S and P V as two wgmma groups, each "
+                       "tile's softmax while the previous tile's P V runs (D = 128; v07's tiles at D = 64)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v10_overlap}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,

@@ -1,6 +1,6 @@
 /// @file
 /// @brief The warp-rows kernel (FlashAttention-2's work split on the CUDA cores, fp32) and its
-/// launcher, templated on the tiles: v3_warp_rows.cu runs the tiles chosen per head dimension,
+/// launcher, templated on the tiles: v03_warp_rows.cu runs the tiles chosen per head dimension,
 /// tune/warp_rows_candidates.cu the candidates of the search.
 #pragma once
 
@@ -13,8 +13,8 @@
 
 namespace attention {
 
-/// The tiles of the warp-rows kernel, by name: v3's first configuration, from which v3's chosen
-/// ones (v3_warp_rows.cu) and the candidates of its search (tune/warp_rows_candidates.cu) derive,
+/// The tiles of the warp-rows kernel, by name: v03's first configuration, from which v03's chosen
+/// ones (v03_warp_rows.cu) and the candidates of its search (tune/warp_rows_candidates.cu) derive,
 /// each stating only the fields it changes. A lane (r, c) = (lane / 8, lane % 8) owns the rows r,
 /// r + 4, r + 8, r + 12 of its warp's 16, the keys c, c + 8, ... of each tile, and the output
 /// columns 4c .. 4c + 3 of every 32.
@@ -24,7 +24,7 @@ struct WarpRowsTiles {
   static constexpr int warps = 4;              ///< warps per block, 16 query rows each
   static constexpr int min_blocks_per_sm = 1;  ///< promised to the compiler (caps the registers)
   /// With the causal mask, start the query tiles with the most keys first, all heads at a time
-  /// (v6's order, block_tile()); else head by head.
+  /// (v06's order, block_tile()); else head by head.
   static constexpr bool heavy_first = false;
 };
 
@@ -35,7 +35,7 @@ struct WarpRowsConfig {
   static constexpr int kHeadDim = Tiles::head_dim;          ///< head dimension
   static constexpr int kWarps = Tiles::warps;               ///< warps per block
   static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM promised (caps the registers)
-  static constexpr bool kHeavyFirst = Tiles::heavy_first;   ///< causal: longest blocks first (v6's order)
+  static constexpr bool kHeavyFirst = Tiles::heavy_first;   ///< causal: longest blocks first (v06's order)
   static constexpr int kThreads = 32 * kWarps;              ///< threads per block
   static constexpr int Br = 16 * kWarps;                    ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;           ///< keys per tile
@@ -48,20 +48,20 @@ struct WarpRowsConfig {
   static constexpr int kPStride = Bc + (8 - Bc % 32 + 32) % 32;
   /// Qs (Br, D) | Ks (Bc, D) | Vs (Bc, D) | Ps (kWarps, 16, Bc)
   static constexpr int kSmemFloats = Br * kQStride + Bc * kKStride + Bc * kHeadDim + kWarps * 16 * kPStride;
-  static_assert(kQStride % 32 == 4 && kKStride % 32 == 4 && kPStride % 32 == 8, "v3: bank-conflict-free strides");
-  static_assert(Bc % 8 == 0, "v3: the keys of a tile are spread over 8 lanes");
+  static_assert(kQStride % 32 == 4 && kKStride % 32 == 4 && kPStride % 32 == 8, "v03: bank-conflict-free strides");
+  static_assert(Bc % 8 == 0, "v03: the keys of a tile are spread over 8 lanes");
 };
 
 /// Element `i` (0-3, a constant after unrolling) of a float4.
 __device__ __forceinline__ float element(const float4& x, int i) { return i == 0 ? x.x : i == 1 ? x.y : i == 2 ? x.z : x.w; }
 
-/// @brief v3's kernel: per tile, one barrier pair for the K and V tiles; everything else inside the
+/// @brief v03's kernel: per tile, one barrier pair for the K and V tiles; everything else inside the
 /// warp: scores in registers (4 rows x Bc / 8 keys per lane), the softmax with shuffles among the 8
 /// lanes of a row, P through a per-warp slice of shared memory, O in registers (4 rows x D / 8).
 // [kernel]
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
-    attention_v3_warp_rows(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+    attention_v03_warp_rows(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                            float* __restrict__ o, float* __restrict__ lse, int sq, int sk, bool causal,
                            float scale_log2) {
   constexpr int D = T::kHeadDim;
@@ -225,10 +225,10 @@ void launch_warp_rows(const Shape& s, const float* q, const float* k, const floa
                       cudaStream_t stream) {
   using T = WarpRowsConfig<Tiles>;
   check_shape(s);
-  if (s.d != T::kHeadDim) throw std::invalid_argument("v3: these tiles are compiled for D = " + std::to_string(T::kHeadDim));
+  if (s.d != T::kHeadDim) throw std::invalid_argument("v03: these tiles are compiled for D = " + std::to_string(T::kHeadDim));
   constexpr int kSmem = T::kSmemFloats * 4;
-  tut::allow_dynamic_smem(attention_v3_warp_rows<T>, kSmem);
-  attention_v3_warp_rows<T><<<row_tile_blocks(s, T::Br, "v3_warp_rows"), T::kThreads, kSmem, stream>>>(
+  tut::allow_dynamic_smem(attention_v03_warp_rows<T>, kSmem);
+  attention_v03_warp_rows<T><<<row_tile_blocks(s, T::Br, "v03_warp_rows"), T::kThreads, kSmem, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
 }
@@ -240,25 +240,25 @@ constexpr bool same_warp_rows_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::warps == B::warps && A::min_blocks_per_sm == B::min_blocks_per_sm && A::heavy_first == B::heavy_first;
 }
 
-// [v3_config]
-/// The tiles v3 runs at D = 64: the first configuration (WarpRowsTiles), which the search of
-/// v3's tiles (tune/warp_rows_candidates.cu, `attention_tune`) kept: 4 warps of 16 rows, 64-key
-/// tiles, 68 KiB of shared memory, three blocks per SM. (Its row in the search: v3_d64_bc64_w4_b1.)
-struct V3Tiles64 : WarpRowsTiles {};
+// [v03_config]
+/// The tiles v03 runs at D = 64: the first configuration (WarpRowsTiles), which the search of
+/// v03's tiles (tune/warp_rows_candidates.cu, `attention_tune`) kept: 4 warps of 16 rows, 64-key
+/// tiles, 68 KiB of shared memory, three blocks per SM. (Its row in the search: v03_d64_bc64_w4_b1.)
+struct V03Tiles64 : WarpRowsTiles {};
 
-/// The tiles v3 runs at D = 128, chosen by the same search (H100): 8 warps (128 query rows) and
+/// The tiles v03 runs at D = 128, chosen by the same search (H100): 8 warps (128 query rows) and
 /// 96-key tiles, 216 KiB, one block per SM, causal blocks longest first. The first choice, 4 warps
 /// and 32-key tiles (two blocks of 77 KiB per SM), measured 31 TFLOP/s; 8 warps with 64-key tiles
 /// 36.3 (1.11-1.18x); 96-key tiles 37.3-37.5 (12 keys per lane: 4 + 12 loads of 16 bytes per 192
 /// FMA in the scores instead of 4 + 8 per 128). Causal, one block per SM, query tiles of 1 to 64
 /// key tiles started head by head: the longest start last and the GPU ends on them (31.7 TFLOP/s
-/// at S4096, 13% under the unmasked rate); longest first, 36.0. (Its row: v3_d128_bc96_w8_b1_heavy.)
-struct V3Tiles128 : WarpRowsTiles {
+/// at S4096, 13% under the unmasked rate); longest first, 36.0. (Its row: v03_d128_bc96_w8_b1_heavy.)
+struct V03Tiles128 : WarpRowsTiles {
   static constexpr int head_dim = 128;        ///< D
   static constexpr int keys_per_tile = 96;    ///< 12 keys per lane
   static constexpr int warps = 8;             ///< 128 query rows per block
   static constexpr bool heavy_first = true;   ///< causal blocks longest first
 };
-// [v3_config]
+// [v03_config]
 
 }  // namespace attention

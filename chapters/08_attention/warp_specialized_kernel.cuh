@@ -1,7 +1,7 @@
 /// @file
 /// @brief The warp-specialized kernel (a TMA producer warpgroup, two wgmma consumer warpgroups)
-/// and its launcher, templated on the tiles (WgmmaTiles): v7_wgmma.cu runs the tiles chosen per
-/// head dimension, v9_ping_pong.cu the same with the consumers taking turns, v10_overlap.cu the
+/// and its launcher, templated on the tiles (WgmmaTiles): v07_wgmma.cu runs the tiles chosen per
+/// head dimension, v09_ping_pong.cu the same with the consumers taking turns, v10_overlap.cu the
 /// turns with each consumer's softmax overlapping its own P V,
 /// tune/wgmma_candidates.cu the candidates of the search (sm_90a).
 #pragma once
@@ -24,20 +24,20 @@
 
 namespace attention {
 
-/// @brief v7's kernel (and v9's, T::kPingPong, and v10's, T::kOverlap): one block per 128 query rows of a head;
+/// @brief v07's kernel (and v09's, T::kPingPong, and v10's, T::kOverlap): one block per 128 query rows of a head;
 /// warpgroups 0 and 1 consume (64 rows each), warpgroup 2 produces (sm_90a; traps elsewhere,
 /// where the registry never launches it).
 ///
 /// The ring: stage s holds key tile j when j % 2 == s. k_full[s] and v_full[s] complete when the
 /// TMA loads of tile j's K and V have landed (one arrival with expect_tx, plus the bytes),
 /// k_empty[s] and v_empty[s] when all 8 consumer warps are done with its K and with its V (one
-/// arrival per warp; v7 releases both at the end of a tile, v9 its K a turn before its V).
+/// arrival per warp; v07 releases both at the end of a tile, v09 its K a turn before its V).
 /// Producer and consumers count the same tiles, so tile j is fill number j / 2 of its stage:
 /// parity (j / 2) % 2.
 // [kernel]
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
-    attention_v7_wgmma(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+    attention_v07_wgmma(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                        const __grid_constant__ CUtensorMap map_v, __nv_bfloat16* __restrict__ o,
                        float* __restrict__ lse, int sq, int sk, int heads, bool causal, float scale_log2) {
 #if TUT_SM90A
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 
   const int q_tiles = (sq + Br - 1) / Br;
   int bh = 0, qt = 0;
-  block_tile(static_cast<int>(blockIdx.x), q_tiles, heads, causal, bh, qt);  // causal: longest first (v6)
+  block_tile(static_cast<int>(blockIdx.x), q_tiles, heads, causal, bh, qt);  // causal: longest first (v06)
   const int row0 = qt * Br, rows_valid = min(Br, sq - row0);
   const int tiles = key_tiles(row0, rows_valid, sq, sk, causal, Bc);
   const int group = static_cast<int>(threadIdx.x) / 128;  // 0, 1: consumers; 2: the producer
@@ -155,14 +155,14 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
       }
     };
-    // The whole of v7's and v9's softmax step: S -> P in bf16, O rescaled.
+    // The whole of v07's and v09's softmax step: S -> P in bf16, O rescaled.
     const auto softmax_to_p = [&](int j, auto masked) {
       float factor[2];
       softmax_scores(j, masked, factor);
       rescale_o(factor);
       pack_p();
     };
-    // As v6: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
+    // As v06: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
     // first row; the tiles before them run without it.
     int unmasked = sk / Bc;
     if (causal) unmasked = min(unmasked, max(0, (row0 + wg_row + sk - sq + 1) / Bc));
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 
     if constexpr (!T::kPingPong) {
 // [consumer]
-      // v7, one tile at a time: S = Q K^T, wait, softmax, O += P V, wait, release the stage.
+      // v07, one tile at a time: S = Q K^T, wait, softmax, O += P V, wait, release the stage.
       const auto step = [&](int j, auto masked) {
         mbar_wait(&k_full[stage(j)], parity(j));
         wgmma_fence();  // sc and o_acc were last written by ordinary instructions
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [consumer]
     } else if (tiles > 0) {
 // [ping_pong]
-      // v9, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
+      // v09, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
       // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
       // the turn, then waits for its products; its softmax of tile j runs while the other
       // warpgroup's turn keeps the tensor cores busy. Turns are named barriers 1 and 2 (one per
@@ -312,11 +312,11 @@ void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_
   if (!why.empty()) throw std::invalid_argument(name + ": " + why);
   if (s.d != T::D) throw std::invalid_argument(name + ": these tiles are compiled for D = " + std::to_string(T::D));
   const unsigned blocks = flash_blocks(s, q, k, v, T::Br, name.c_str());  // 16-byte alignment (TMA needs it)
-  tut::allow_dynamic_smem(attention_v7_wgmma<T>, T::kSmemBytes);
+  tut::allow_dynamic_smem(attention_v07_wgmma<T>, T::kSmemBytes);
   const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::Br);
   const CUtensorMap map_k = head_map(k, s.sk, s.heads(), T::D, T::Bc);
   const CUtensorMap map_v = head_map(v, s.sk, s.heads(), T::D, T::Bc);
-  attention_v7_wgmma<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(
+  attention_v07_wgmma<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(
       map_q, map_k, map_v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.heads()),
       s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();

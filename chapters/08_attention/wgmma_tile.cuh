@@ -1,7 +1,7 @@
 /// @file
 /// @brief The warp-specialized kernel's tiles (WgmmaTiles, WgmmaConfig) and one consumer
 /// warpgroup's work on a tile of keys: S = Q K^T and O += P V on wgmma, and the online softmax on
-/// S's accumulator registers (sm_90a; used by v7_wgmma).
+/// S's accumulator registers (sm_90a; used by v07_wgmma).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -14,8 +14,8 @@
 
 namespace attention {
 
-/// The tiles of the warp-specialized kernel, by name: v7's configuration at D = 128, from which
-/// v7's D = 64 one (v7_wgmma.cu) and the candidates of its search (tune/wgmma_candidates.cu)
+/// The tiles of the warp-specialized kernel, by name: v07's configuration at D = 128, from which
+/// v07's D = 64 one (v07_wgmma.cu) and the candidates of its search (tune/wgmma_candidates.cu)
 /// derive, each stating only the fields it changes. 128 query rows per block, one 64-row slice per
 /// consumer warpgroup; K and V in a ring of two stages.
 struct WgmmaTiles {
@@ -23,11 +23,11 @@ struct WgmmaTiles {
   static constexpr int keys_per_tile = 128;    ///< Bc: 64 or 128, the n of S's wgmma
   /// Blocks per SM, 1 or 2: the registers the consumers get follow from it.
   static constexpr int min_blocks_per_sm = 1;
-  /// v9: the two consumers take turns on the tensor cores (named barriers), each one's softmax
-  /// running during the other's products; false: v7, each on its own.
+  /// v09: the two consumers take turns on the tensor cores (named barriers), each one's softmax
+  /// running during the other's products; false: v07, each on its own.
   static constexpr bool ping_pong = false;
   /// v10 (with ping_pong): within a turn, S of tile j and P V of tile j - 1 as two groups; tile
-  /// j's softmax runs while P V does (a second set of P registers); false: v9, both waited for.
+  /// j's softmax runs while P V does (a second set of P registers); false: v09, both waited for.
   static constexpr bool overlap = false;
   /// K/V tiles resident in shared memory (the ring's stages): 2, or 3 where they fit.
   static constexpr int stages = 2;
@@ -43,7 +43,7 @@ struct WgmmaConfig {
   static constexpr int kConsumers = 2;                     ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
   static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM (`__launch_bounds__`)
-  static constexpr bool kPingPong = Tiles::ping_pong;         ///< v9's turns between the consumers
+  static constexpr bool kPingPong = Tiles::ping_pong;         ///< v09's turns between the consumers
   static constexpr bool kOverlap = Tiles::overlap;            ///< v10's softmax beside its own P V
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
@@ -64,12 +64,12 @@ struct WgmmaConfig {
   /// Registers per thread the consumers take (setmaxnreg.inc): their launch share plus what the
   /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two).
   static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
-  static_assert(D == 64 || D == 128, "v7: D is 64 or 128 (one or two 64-column boxes per row)");
-  static_assert(Bc == 64 || Bc == 128, "v7: S's wgmma is m64n64k16 or m64n128k16");
-  static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v7: one or two blocks per SM");
-  static_assert(!kOverlap || kPingPong, "v10: the overlap is built on v9's turns");
-  static_assert(kConsumerRegs <= 256, "v7: setmaxnreg goes up to 256 registers");
-  static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v7: more shared memory than a Hopper SM gives");
+  static_assert(D == 64 || D == 128, "v07: D is 64 or 128 (one or two 64-column boxes per row)");
+  static_assert(Bc == 64 || Bc == 128, "v07: S's wgmma is m64n64k16 or m64n128k16");
+  static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v07: one or two blocks per SM");
+  static_assert(!kOverlap || kPingPong, "v10: the overlap is built on v09's turns");
+  static_assert(kConsumerRegs <= 256, "v07: setmaxnreg goes up to 256 registers");
+  static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v07: more shared memory than a Hopper SM gives");
 };
 
 #if TUT_SM90A
@@ -122,7 +122,7 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32
 /// g + 8 of its warp's 16 (h = 0, 1), 2 scores per 8 keys (s[4 j + 2 h], s[4 j + 2 h + 1]); the
 /// row's other scores are in the 3 other lanes of its quad. On return s holds P = 2^(s scale_log2
 /// - m_new), `m` the new running max (base 2), `l` this lane's share of the running sum, and
-/// `alpha` the factor that moves O from the old max to the new one (as attend_tile() in v4-v6).
+/// `alpha` the factor that moves O from the old max to the new one (as attend_tile() in v04-v06).
 // [softmax]
 template <int kBc>
 __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2], float (&l)[2], float (&alpha)[2],
@@ -160,37 +160,37 @@ constexpr bool same_wgmma_tiles() {
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages;
 }
 
-// [v7_config]
-/// The tiles v7 runs at D = 64, chosen by the search of v7's tiles (tune/wgmma_candidates.cu,
+// [v07_config]
+/// The tiles v07 runs at D = 64, chosen by the search of v07's tiles (tune/wgmma_candidates.cu,
 /// `attention_tune`, H100): 64-key tiles and two blocks per SM (consumers at 104 registers; one
 /// block waits for its loads while the other computes) beat 128-key tiles with one block by
-/// 7-15%. (Its row in the search: v7_d64_bc64_b2.)
-struct V7Tiles64 : WgmmaTiles {
+/// 7-15%. (Its row in the search: v07_d64_bc64_b2.)
+struct V07Tiles64 : WgmmaTiles {
   static constexpr int head_dim = 64;           ///< D
   static constexpr int keys_per_tile = 64;      ///< S's wgmma is m64n64k16
   static constexpr int min_blocks_per_sm = 2;   ///< two blocks of 49 KiB per SM
 };
-/// The tiles v7 runs at D = 128: the first configuration (WgmmaTiles: 128 x 128 tiles, one block
-/// of 161 KiB per SM), the only candidate of its search at this D. (Its row: v7_d128_bc128_b1.)
-struct V7Tiles128 : WgmmaTiles {};
-// [v7_config]
+/// The tiles v07 runs at D = 128: the first configuration (WgmmaTiles: 128 x 128 tiles, one block
+/// of 161 KiB per SM), the only candidate of its search at this D. (Its row: v07_d128_bc128_b1.)
+struct V07Tiles128 : WgmmaTiles {};
+// [v07_config]
 
-// [v9_config]
-/// v9's tiles at D = 64: v7's, without turns. With turns, P of the previous tile no longer fits
+// [v09_config]
+/// v09's tiles at D = 64: v07's, without turns. With turns, P of the previous tile no longer fits
 /// beside S and O in the 80 registers of two blocks per SM (ptxas spills); at one block per SM
-/// the turns lost 5-12% to v7's two blocks, whose four consumers fill each other's softmax gaps
-/// unordered (v9's search, `attention_tune`; the chapter page, v9).
-struct V9Tiles64 : V7Tiles64 {};
-/// v9's tiles at D = 128: v7's (V7Tiles128), the consumers taking turns.
-struct V9Tiles128 : V7Tiles128 {
+/// the turns lost 5-12% to v07's two blocks, whose four consumers fill each other's softmax gaps
+/// unordered (v09's search, `attention_tune`; the chapter page, v09).
+struct V09Tiles64 : V07Tiles64 {};
+/// v09's tiles at D = 128: v07's (V07Tiles128), the consumers taking turns.
+struct V09Tiles128 : V07Tiles128 {
   static constexpr bool ping_pong = true;  ///< turns on the tensor cores
 };
-// [v9_config]
+// [v09_config]
 
 // [v10_config]
-/// v10's tiles at D = 128: v9's, each consumer's softmax overlapping its own P V (S, O and the P
+/// v10's tiles at D = 128: v09's, each consumer's softmax overlapping its own P V (S, O and the P
 /// that P V is still reading live together: 160 registers per thread, within the consumers' 240).
-struct V10Tiles128 : V9Tiles128 {
+struct V10Tiles128 : V09Tiles128 {
   static constexpr bool overlap = true;  ///< S and P V as two groups, softmax between their waits
 };
 // [v10_config]

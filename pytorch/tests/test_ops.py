@@ -222,7 +222,7 @@ class MatrixValues(unittest.TestCase):
                                        f"{dtype} B{b} H{h} Sq{sq} Sk{sk} D{d} causal={causal}")
         if torch.cuda.get_device_capability() >= (8, 0):  # fp32 on the tensor cores (split TF32) from sm_80
             ops.attention(*(rand(1, 2, 128, 64) for _ in range(3)), False)
-            self.assertEqual(ops.last_version("tutorial::attention"), "v8_split_tf32")
+            self.assertEqual(ops.last_version("tutorial::attention"), "v08_split_tf32")
         # torch's own SDPA agrees (its mask is top-left aligned: the same when Sq = Sk).
         q, k, v = (bf16(rand(2, 4, 256, 64)) for _ in range(3))
         o, _ = ops.attention(q, k, v, True)

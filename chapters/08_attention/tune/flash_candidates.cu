@@ -1,8 +1,8 @@
 /// @file
-/// @brief v6's search (bf16): other tiles for the causal-balance kernel (causal_balance_kernel.cuh).
+/// @brief v06's search (bf16): other tiles for the causal-balance kernel (causal_balance_kernel.cuh).
 ///
-/// `attention_tune` times every candidate on the table's shapes next to v6 and cuBLAS; v6's tiles
-/// (V6Tiles64, V6Tiles128 in causal_balance_kernel.cuh) were chosen from it (the chapter page has the
+/// `attention_tune` times every candidate on the table's shapes next to v06 and cuBLAS; v06's tiles
+/// (V06Tiles64, V06Tiles128 in causal_balance_kernel.cuh) were chosen from it (the chapter page has the
 /// measured tables, docs/results/attention_tune.json). None of the candidates spills registers
 /// (ptxas -v, sm_90a).
 #include <string>
@@ -17,7 +17,7 @@ namespace tune {
 namespace {
 
 // [candidates]
-// Each candidate states only what differs from v4's and v5's tiles, FlashTiles<D> (4 warps of two
+// Each candidate states only what differs from v04's and v05's tiles, FlashTiles<D> (4 warps of two
 // m16 tiles, 64-key tiles at D = 64 and 32-key at D = 128, two blocks per SM promised).
 // Measured in the first search and removed since, because ptxas spills them (the chapter page has
 // their numbers): D = 128 with 64-key tiles (FlashAttention-2's tiles, 68 bytes), D = 128 with
@@ -49,14 +49,14 @@ void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 template <class Tiles>
 Candidate describe(Kernel kernel, const std::string& runs_in) {
   using Cfg = FlashConfig<Tiles>;
-  const std::string name = "v6_d" + std::to_string(Cfg::D) + "_bc" + std::to_string(Cfg::Bc) + "_m" +
+  const std::string name = "v06_d" + std::to_string(Cfg::D) + "_bc" + std::to_string(Cfg::Bc) + "_m" +
                            std::to_string(Cfg::kMt) + "_w" + std::to_string(Cfg::kWarps) + "_b" +
                            std::to_string(Cfg::kMinBlocks);
-  const std::string summary = "v6 kernel, D " + std::to_string(Cfg::D) + ": " + std::to_string(Cfg::Br) +
+  const std::string summary = "v06 kernel, D " + std::to_string(Cfg::D) + ": " + std::to_string(Cfg::Br) +
                               " rows per block (" + std::to_string(Cfg::kWarps) + " warps of " +
                               std::to_string(Cfg::kRowsPerWarp) + "), " + std::to_string(Cfg::Bc) + "-key tiles, " +
                               std::to_string(Cfg::kMinBlocks) + " blocks/SM promised" +
-                              (runs_in.empty() ? "" : " (what v6 runs)");
+                              (runs_in.empty() ? "" : " (what v06 runs)");
   return {name, summary, kernel, Cfg::D, runs_in, 80};
 }
 
@@ -66,20 +66,20 @@ Candidate candidate() {
   return describe<Tiles>(Kernel{Precision::bf16, nullptr, run_tiles<Tiles>}, "");
 }
 
-/// The configuration v6 runs, with the same fields as `Tiles`: run through v6's own launcher (see
+/// The configuration v06 runs, with the same fields as `Tiles`: run through v06's own launcher (see
 /// tune/warp_rows_candidates.cu, winner()).
-template <class Tiles, class V6Tiles>
+template <class Tiles, class V06Tiles>
 Candidate winner() {
-  static_assert(same_flash_tiles<Tiles, V6Tiles>(), "a row marked as v6's must be the tiles v6 runs");
-  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v6_causal_balance}, "v6_causal_balance");
+  static_assert(same_flash_tiles<Tiles, V06Tiles>(), "a row marked as v06's must be the tiles v06 runs");
+  return describe<Tiles>(Kernel{Precision::bf16, nullptr, launch_attention_v06_causal_balance}, "v06_causal_balance");
 }
 
 }  // namespace
 
 const std::vector<Candidate>& flash_candidates() {
   static const std::vector<Candidate> list = {
-      winner<FlashTiles<64>, V6Tiles64>(), candidate<F64Warps8>(), candidate<F64Warps8Bc128>(),
-      winner<FlashTiles<128>, V6Tiles128>(), candidate<F128Warps8Bc64>(),
+      winner<FlashTiles<64>, V06Tiles64>(), candidate<F64Warps8>(), candidate<F64Warps8Bc128>(),
+      winner<FlashTiles<128>, V06Tiles128>(), candidate<F128Warps8Bc64>(),
   };
   return list;
 }

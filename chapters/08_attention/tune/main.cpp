@@ -1,11 +1,11 @@
-// attention_tune: the searches of chapter 08's tiles. Every candidate of v3's search (fp32), v6's
-// and v7's (bf16) is checked against the CPU reference and timed on the table's shapes (each
+// attention_tune: the searches of chapter 08's tiles. Every candidate of v03's search (fp32), v06's
+// and v07's (bf16) is checked against the CPU reference and timed on the table's shapes (each
 // without and with the causal mask), next to the version that runs the search's winner and the
 // cuBLAS-based library attention of the same precision: the tables the versions' tiles were
 // chosen from. Same flags as `attention` (tables.hpp): a size flag picks one shape.
 //
 //   attention_tune                                  # 4 shapes x {no mask, causal} x {fp32, bf16}
-//   attention_tune --dtype fp32 --d 128 --s 4096    # v3's search at one shape
+//   attention_tune --dtype fp32 --d 128 --s 4096    # v03's search at one shape
 //   attention_tune --json attention_tune.json
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ class AttentionTune final : public tut::Chapter {
   std::string name() const override { return "attention_tune"; }
   bool is_search() const override { return true; }
   std::string description() const override {
-    return "Chapter 08's searches: v3's tiles (fp32), v6's and v7's (bf16; v7's on Hopper), each candidate next to "
+    return "Chapter 08's searches: v03's tiles (fp32), v06's and v07's (bf16; v07's on Hopper), each candidate next to "
            "the version that runs the winner and cuBLAS-based library attention, on the chapter's table shapes.";
   }
 

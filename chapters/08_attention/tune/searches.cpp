@@ -6,10 +6,10 @@ namespace attention {
 namespace tune {
 
 std::vector<Search> searches() {
-  return {{"v3_warp_rows", Precision::fp32, &warp_rows_candidates()},
-          {"v6_causal_balance", Precision::bf16, &flash_candidates()},
-          {"v7_wgmma", Precision::bf16, &wgmma_candidates()},
-          {"v9_ping_pong", Precision::bf16, &ping_pong_candidates()},
+  return {{"v03_warp_rows", Precision::fp32, &warp_rows_candidates()},
+          {"v06_causal_balance", Precision::bf16, &flash_candidates()},
+          {"v07_wgmma", Precision::bf16, &wgmma_candidates()},
+          {"v09_ping_pong", Precision::bf16, &ping_pong_candidates()},
           {"v10_overlap", Precision::bf16, &overlap_candidates()}};
 }
 

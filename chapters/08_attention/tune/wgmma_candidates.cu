@@ -1,13 +1,13 @@
 /// @file
-/// @brief v7's, v9's and v10's searches (bf16, sm_90a): other tiles for the warp-specialized
+/// @brief v07's, v09's and v10's searches (bf16, sm_90a): other tiles for the warp-specialized
 /// kernel (warp_specialized_kernel.cuh), without and with the consumers taking turns, and with
 /// each consumer's softmax beside its own P V.
 ///
 /// `attention_tune` times every candidate on the table's shapes next to its version and cuBLAS;
-/// v7's tiles at D = 64 (V7Tiles64 in wgmma_tile.cuh) were chosen from the first search, and v9's
-/// choice at D = 64 (v7's tiles, no turns) from the second (the chapter page has the measured
+/// v07's tiles at D = 64 (V07Tiles64 in wgmma_tile.cuh) were chosen from the first search, and v09's
+/// choice at D = 64 (v07's tiles, no turns) from the second (the chapter page has the measured
 /// numbers). Off Hopper, or in a build without sm_90a code, every candidate reports itself
-/// skipped, as v7 does.
+/// skipped, as v07 does.
 #include <string>
 
 #include "tune/tune.hpp"
@@ -24,22 +24,22 @@ namespace {
 // (D = 128, 128-key tiles, one block per SM). Two blocks per SM at D = 64 need 64-key tiles: the
 // consumers then get 104 registers (S 32, O 32 per thread).
 struct G64 : WgmmaTiles { static constexpr int head_dim = 64; };
-/// What v7 runs at D = 64 (V7Tiles64 in wgmma_tile.cuh).
+/// What v07 runs at D = 64 (V07Tiles64 in wgmma_tile.cuh).
 struct G64Bc64Blocks2 : G64 {
   static constexpr int keys_per_tile = 64;
   static constexpr int min_blocks_per_sm = 2;
 };
 struct G64Bc64 : G64 { static constexpr int keys_per_tile = 64; };
-// The consumers taking turns (v9) at D = 64, one block per SM: 128-key or 64-key tiles (two
-// blocks per SM spill: P of the previous tile does not fit in 80 registers); at D = 128 on v7's
-// tiles. (v9 runs v7's tiles without turns at D = 64: these lost to them.)
+// The consumers taking turns (v09) at D = 64, one block per SM: 128-key or 64-key tiles (two
+// blocks per SM spill: P of the previous tile does not fit in 80 registers); at D = 128 on v07's
+// tiles. (v09 runs v07's tiles without turns at D = 64: these lost to them.)
 struct G64PingPong : G64 { static constexpr bool ping_pong = true; };
 struct G64Bc64PingPong : G64Bc64 { static constexpr bool ping_pong = true; };
-struct G128PingPong : WgmmaTiles { static constexpr bool ping_pong = true; };  // v9 at D = 128: v7's tiles
+struct G128PingPong : WgmmaTiles { static constexpr bool ping_pong = true; };  // v09 at D = 128: v07's tiles
 // A third stage in the ring (225 KiB at D = 128, 113 KiB at D = 64).
 struct G128PingPongStages3 : G128PingPong { static constexpr int stages = 3; };
 struct G64PingPongStages3 : G64PingPong { static constexpr int stages = 3; };
-// Each consumer's softmax beside its own P V (v10), on the turns: at D = 128 on v9's tiles (what
+// Each consumer's softmax beside its own P V (v10), on the turns: at D = 128 on v09's tiles (what
 // v10 runs) and with a third stage; at D = 64 on the turns' one block per SM, 128- or 64-key tiles.
 struct G128Overlap : G128PingPong { static constexpr bool overlap = true; };
 struct G128OverlapStages3 : G128Overlap { static constexpr int stages = 3; };
@@ -54,7 +54,7 @@ void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
   launch_warp_specialized<Tiles>(s, q, k, v, o, lse, stream, "attention_tune");
 }
 
-/// The row of `Tiles` in the search of `prefix` ("v7", "v9" or "v10"): its name and summary from
+/// The row of `Tiles` in the search of `prefix` ("v07", "v09" or "v10"): its name and summary from
 /// its fields, run by `kernel`.
 template <class Tiles>
 Candidate describe(Kernel kernel, const std::string& runs_in, const std::string& prefix) {
@@ -91,25 +91,25 @@ Candidate winner(LaunchBF16 launch, const std::string& version) {
 }  // namespace
 
 const std::vector<Candidate>& wgmma_candidates() {
-  const auto v7 = launch_attention_v7_wgmma;
+  const auto v07 = launch_attention_v07_wgmma;
   static const std::vector<Candidate> list = {
-      candidate<G64>("v7"),
-      winner<G64Bc64Blocks2, V7Tiles64>(v7, "v7_wgmma"),
-      candidate<G64Bc64>("v7"),
-      winner<WgmmaTiles, V7Tiles128>(v7, "v7_wgmma"),
+      candidate<G64>("v07"),
+      winner<G64Bc64Blocks2, V07Tiles64>(v07, "v07_wgmma"),
+      candidate<G64Bc64>("v07"),
+      winner<WgmmaTiles, V07Tiles128>(v07, "v07_wgmma"),
   };
   return list;
 }
 
 const std::vector<Candidate>& ping_pong_candidates() {
-  const auto v9 = launch_attention_v9_ping_pong;
+  const auto v09 = launch_attention_v09_ping_pong;
   static const std::vector<Candidate> list = {
-      candidate<G64PingPong>("v9"),
-      candidate<G64Bc64PingPong>("v9"),
-      candidate<G64PingPongStages3>("v9"),
-      winner<G64Bc64Blocks2, V9Tiles64>(v9, "v9_ping_pong"),  // v7's tiles, no turns
-      winner<G128PingPong, V9Tiles128>(v9, "v9_ping_pong"),
-      candidate<G128PingPongStages3>("v9"),
+      candidate<G64PingPong>("v09"),
+      candidate<G64Bc64PingPong>("v09"),
+      candidate<G64PingPongStages3>("v09"),
+      winner<G64Bc64Blocks2, V09Tiles64>(v09, "v09_ping_pong"),  // v07's tiles, no turns
+      winner<G128PingPong, V09Tiles128>(v09, "v09_ping_pong"),
+      candidate<G128PingPongStages3>("v09"),
   };
   return list;
 }
@@ -119,7 +119,7 @@ const std::vector<Candidate>& overlap_candidates() {
   static const std::vector<Candidate> list = {
       candidate<G64Overlap>("v10"),
       candidate<G64Bc64Overlap>("v10"),
-      winner<G64Bc64Blocks2, V9Tiles64>(v10, "v10_overlap"),  // v7's tiles, no turns (v9's choice)
+      winner<G64Bc64Blocks2, V09Tiles64>(v10, "v10_overlap"),  // v07's tiles, no turns (v09's choice)
       winner<G128Overlap, V10Tiles128>(v10, "v10_overlap"),
       candidate<G128OverlapStages3>("v10"),
   };

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v5: v4 with the K and V tiles copied by cp.async into two shared-memory buffers: tile j + 1
+/// @brief v05: v04 with the K and V tiles copied by cp.async into two shared-memory buffers: tile j + 1
 /// is in flight while the warps compute on tile j (sm_80+).
 #include <stdexcept>
 
@@ -9,11 +9,11 @@
 
 namespace attention {
 
-/// @brief v5's kernel: v4's, with double-buffered asynchronous K and V copies.
+/// @brief v05's kernel: v04's, with double-buffered asynchronous K and V copies.
 // [kernel]
 template <int D>
 __global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, FlashConfig<FlashTiles<D>>::kMinBlocks)
-    attention_v5_cp_async(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
+    attention_v05_cp_async(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                           const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
                           float* __restrict__ lse, int sq, int sk, bool causal, float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -69,10 +69,10 @@ template <int D>
 void launch_v5(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                __nv_bfloat16* o, float* lse, cudaStream_t stream) {
   using Cfg = FlashConfig<FlashTiles<D>>;
-  const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v5_cp_async");
+  const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v05_cp_async");
   constexpr int kSmem = (Cfg::kQElems + 4 * Cfg::kKVElems) * 2;
-  tut::allow_dynamic_smem(attention_v5_cp_async<D>, kSmem);
-  attention_v5_cp_async<D><<<blocks, Cfg::kThreads, kSmem, stream>>>(q, k, v, o, lse, static_cast<int>(s.sq),
+  tut::allow_dynamic_smem(attention_v05_cp_async<D>, kSmem);
+  attention_v05_cp_async<D><<<blocks, Cfg::kThreads, kSmem, stream>>>(q, k, v, o, lse, static_cast<int>(s.sq),
                                                                      static_cast<int>(s.sk), s.causal,
                                                                      s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
@@ -80,26 +80,26 @@ void launch_v5(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 
 }  // namespace
 
-/// @brief v5: the K and V tiles arrive by `cp.async` into two buffers, so that the copy of tile
+/// @brief v05: the K and V tiles arrive by `cp.async` into two buffers, so that the copy of tile
 /// j + 1 overlaps the math on tile j.
 ///
-/// **Idea.** In v4 every tile starts with a barrier, 16-byte loads into registers, stores into
+/// **Idea.** In v04 every tile starts with a barrier, 16-byte loads into registers, stores into
 /// shared memory and a second barrier: all four warps wait for DRAM/L2 latency once per tile,
 /// and the loads occupy registers. `cp.async` copies global to shared memory without registers
 /// and without stalling the thread; with two buffers, tile j + 1's copy is issued before the
 /// math on tile j and has the whole tile's math to land.
 ///
-/// **Changed since v4.** Only the main loop: Q and tile 0 are issued together, then each
+/// **Changed since v04.** Only the main loop: Q and tile 0 are issued together, then each
 /// iteration issues the next tile into the other buffer, waits for all but that newest group
 /// (`cp.async.wait_group 1`), and synchronizes. Shared memory grows from Q + K + V to Q + 2 x
 /// (K + V): 48 KiB (D = 64) or 96 KiB (D = 128), still two blocks per SM.
 ///
-/// **Predicted.** Two blocks per SM already hide part of v4's load latency (one computes while
+/// **Predicted.** Two blocks per SM already hide part of v04's load latency (one computes while
 /// the other waits): +10-20%, more at D = 128 where each tile is twice the bytes.
 ///
 /// **Measured (H100, the run at 0b38325).** +12% at B4 H16 S4096 D64 (270 TFLOP/s), +17% at B2 H16
 /// S4096 D128 (278), +18% at B1 H32 S8192 D128 (290), as predicted; causal +9-13% (216, 211, 246).
-void launch_attention_v5_cp_async(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+void launch_attention_v05_cp_async(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                   const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                   cudaStream_t stream) {
   if (s.d == 64) {

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v4: v3's work split on the tensor cores (bf16 mma.sync m16n8k16): S and O in registers,
+/// @brief v04: v03's work split on the tensor cores (bf16 mma.sync m16n8k16): S and O in registers,
 /// P reused from registers as the A operand of P V, ldmatrix (.trans for V), swizzled tiles (sm_80+).
 #include <stdexcept>
 
@@ -9,12 +9,12 @@
 
 namespace attention {
 
-/// @brief v4's kernel: one block per 128 query rows of one head (4 warps of 32 rows); K and V
+/// @brief v04's kernel: one block per 128 query rows of one head (4 warps of 32 rows); K and V
 /// tiles of 64 keys staged in shared memory with ordinary loads, one tile at a time.
 // [kernel]
 template <int D>
 __global__ void __launch_bounds__(FlashConfig<FlashTiles<D>>::kThreads, FlashConfig<FlashTiles<D>>::kMinBlocks)
-    attention_v4_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
+    attention_v04_mma(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                      const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o, float* __restrict__ lse,
                      int sq, int sk, bool causal, float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -59,10 +59,10 @@ template <int D>
 void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                __nv_bfloat16* o, float* lse, cudaStream_t stream) {
   using Cfg = FlashConfig<FlashTiles<D>>;
-  const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v4_mma");
+  const unsigned blocks = flash_blocks(s, q, k, v, Cfg::Br, "v04_mma");
   constexpr int kSmem = (Cfg::kQElems + 2 * Cfg::kKVElems) * 2;
-  tut::allow_dynamic_smem(attention_v4_mma<D>, kSmem);
-  attention_v4_mma<D><<<blocks, Cfg::kThreads, kSmem, stream>>>(q, k, v, o, lse, static_cast<int>(s.sq),
+  tut::allow_dynamic_smem(attention_v04_mma<D>, kSmem);
+  attention_v04_mma<D><<<blocks, Cfg::kThreads, kSmem, stream>>>(q, k, v, o, lse, static_cast<int>(s.sq),
                                                                 static_cast<int>(s.sk), s.causal,
                                                                 s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
@@ -70,7 +70,7 @@ void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 
 }  // namespace
 
-/// @brief v4: tensor cores. The work split of v3 (each warp owns query rows end to end, the
+/// @brief v04: tensor cores. The work split of v03 (each warp owns query rows end to end, the
 /// softmax never leaves the warp), with both products on `mma.sync.m16n8k16` in bf16.
 ///
 /// **Idea.** Attention is two GEMMs around a row softmax; chapter 06's v11 showed how to feed
@@ -82,12 +82,12 @@ void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 /// transposed by `ldmatrix.x4.trans`; K needs no transpose (`ldmatrix` of K's rows is already
 /// the "col" B operand of Q K^T).
 ///
-/// **Changed since v3.** bf16 inputs and output (fp32 accumulation and softmax); 128 query rows
+/// **Changed since v03.** bf16 inputs and output (fp32 accumulation and softmax); 128 query rows
 /// per block, 4 warps of 32 rows (two m16 tiles each, so every K and V fragment feeds 4 mma), 64
 /// keys per tile (32 at D = 128, where a lane already holds 128 fp32 of O); Q re-read from shared
 /// memory by ldmatrix at every tile, as in FlashAttention-2 (its fragments would take another 32 or
 /// 64 registers). The tile's math, attend_tile(), and the tiles, FlashTiles, are in flash_mma.cuh
-/// (shared with v5 and v6). Tiles are still loaded by ordinary 16-byte loads and
+/// (shared with v05 and v06). Tiles are still loaded by ordinary 16-byte loads and
 /// stores between two barriers: each tile's global-memory latency is exposed.
 ///
 /// **Predicted.** Every FLOP now runs on the tensor cores (about 15x the fp32 FFMA rate); the
@@ -98,7 +98,7 @@ void launch_v4(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
 /// D128, 246 at B1 H32 S8192 D128: better than predicted, 30-31% of cuBLAS's BF16 GEMM rate in the
 /// same run (789), 3.6-7.2x the cuBLAS-based library attention. Causal: 198, 186 and 219 TFLOP/s;
 /// at B4 H16 S1024 D64 181 (causal 113).
-void launch_attention_v4_mma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+void launch_attention_v04_mma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                              const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                              cudaStream_t stream) {
   if (s.d == 64) {

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v2: tiled, FlashAttention-1 style: a block owns 64 query rows; K and V pass through shared
+/// @brief v02: tiled, FlashAttention-1 style: a block owns 64 query rows; K and V pass through shared
 /// memory in tiles of 64 keys, shared by all of them; the block's threads cooperate on every step.
 #include <stdexcept>
 
@@ -9,9 +9,9 @@
 
 namespace attention {
 
-/// The tiles of v2 (and of the exercise): 64 query rows per block, 64 keys per tile, 256 threads.
+/// The tiles of v02 (and of the exercise): 64 query rows per block, 64 keys per tile, 256 threads.
 template <int D>
-struct V2Tiles {
+struct V02Tiles {
   static constexpr int Br = 64;            ///< query rows per block
   static constexpr int Bc = 64;            ///< keys per tile
   static constexpr int kThreads = 256;     ///< threads per block: a 16 x 16 grid
@@ -21,15 +21,15 @@ struct V2Tiles {
   static constexpr int kSmemFloats = Br * kRowStride + Bc * kRowStride + Bc * D + Br * kScoreStride + Br;
 };
 
-/// @brief v2's kernel. Per tile of 64 keys, four phases separated by barriers: (0) load the K and V
+/// @brief v02's kernel. Per tile of 64 keys, four phases separated by barriers: (0) load the K and V
 /// tiles; (A) the 64 x 64 scores into shared memory; (B) per row, the online softmax update over
 /// the tile (4 threads per row); (C) O = O * c + P V for the block's 64 x D outputs in registers.
 // [kernel]
 template <int D>
-__global__ void __launch_bounds__(V2Tiles<D>::kThreads)
-    attention_v2_tiled(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+__global__ void __launch_bounds__(V02Tiles<D>::kThreads)
+    attention_v02_tiled(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                        float* __restrict__ o, float* __restrict__ lse, int sq, int sk, bool causal, float scale_log2) {
-  using T = V2Tiles<D>;
+  using T = V02Tiles<D>;
   constexpr int Br = T::Br, Bc = T::Bc, RS = T::kRowStride, SS = T::kScoreStride;
   extern __shared__ float4 smem_v2[];
   float* Qs = reinterpret_cast<float*>(smem_v2);  // (Br, D), row stride RS
@@ -178,20 +178,20 @@ namespace {
 template <int D>
 void launch_v2(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
                cudaStream_t stream) {
-  using T = V2Tiles<D>;
+  using T = V02Tiles<D>;
   constexpr int kSmem = T::kSmemFloats * 4;
-  tut::allow_dynamic_smem(attention_v2_tiled<D>, kSmem);
-  attention_v2_tiled<D><<<row_tile_blocks(s, T::Br, "v2_tiled"), T::kThreads, kSmem, stream>>>(
+  tut::allow_dynamic_smem(attention_v02_tiled<D>, kSmem);
+  attention_v02_tiled<D><<<row_tile_blocks(s, T::Br, "v02_tiled"), T::kThreads, kSmem, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), s.causal, s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-/// @brief v2: tiled, as FlashAttention-1 does it. A block of 256 threads owns 64 query rows; K
+/// @brief v02: tiled, as FlashAttention-1 does it. A block of 256 threads owns 64 query rows; K
 /// and V come through shared memory 64 keys at a time, each tile used by all 64 rows.
 ///
-/// **Idea.** v1 read all of K and V once per query row. With a tile of Q rows per block, each
+/// **Idea.** v01 read all of K and V once per query row. With a tile of Q rows per block, each
 /// K and V element loaded into shared memory serves all the block's rows: 64 times fewer global
 /// (L2) reads. The online softmax becomes a tile-wise update (FlashAttention-1, Algorithm 1):
 /// for each row, m_new = max(m, max of the tile), l_new = l 2^(m - m_new) + sum of the tile's
@@ -203,21 +203,21 @@ void launch_v2(const Shape& s, const float* q, const float* k, const float* v, f
 /// a 4 x 4 block per thread), 4 threads per row reduce them to the row's new max and sum
 /// (phase B), and the P V product reads P back from shared memory (phase C). That is four
 /// barriers per tile, a round trip of S and P through shared memory, and O rescaled by a
-/// normalized factor at every tile. **What is still wrong:** exactly those, which v3 removes.
+/// normalized factor at every tile. **What is still wrong:** exactly those, which v03 removes.
 ///
-/// **Changed since v1.** Q, K and V tiles in shared memory (rows padded by 4 floats against bank
+/// **Changed since v01.** Q, K and V tiles in shared memory (rows padded by 4 floats against bank
 /// conflicts), float4 accesses; D = 64 or 128 (template).
 ///
-/// **Predicted.** 5-10x v1 (global traffic down 64x, the math now from shared memory).
+/// **Predicted.** 5-10x v01 (global traffic down 64x, the math now from shared memory).
 ///
 /// **Measured (H100, the run at 0b38325).** 25.8 TFLOP/s at B4 H16 S1024 D64 (0.667 ms), 28.6x
-/// v1, far beyond the prediction: v1 was limited less by bytes than by its per-key shuffles and
+/// v01, far beyond the prediction: v01 was limited less by bytes than by its per-key shuffles and
 /// its uncoalesced K rows, which the tiles remove as well. 26.8 TFLOP/s at B4 H16 S4096 D64, 27.9
 /// at B2 H16 S4096 D128 (the cuBLAS SGEMM roof of the table: 51.7); causal 20.2, 25.3 and 26.4.
-void launch_attention_v2_tiled(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
+void launch_attention_v02_tiled(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
                                void* /*workspace*/, cudaStream_t stream) {
   check_shape(s);
-  if (!unsupported_unless_d64_d128(s).empty()) throw std::invalid_argument("v2_tiled: " + unsupported_unless_d64_d128(s));
+  if (!unsupported_unless_d64_d128(s).empty()) throw std::invalid_argument("v02_tiled: " + unsupported_unless_d64_d128(s));
   if (s.d == 64) {
     launch_v2<64>(s, q, k, v, o, lse, stream);
   } else {

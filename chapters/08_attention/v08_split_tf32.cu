@@ -1,5 +1,5 @@
 /// @file
-/// @brief v8: fp32 attention on the tensor cores: every operand split into a high and a low TF32
+/// @brief v08: fp32 attention on the tensor cores: every operand split into a high and a low TF32
 /// part, three mma.sync m16n8k8 TF32 products per product, each tile's P V added to O in fp32
 /// registers (sm_80+).
 #include <cstdint>
@@ -16,11 +16,11 @@ namespace attention {
 
 namespace {
 
-// (cp_async_16, cp_async_commit, cp_async_wait: named in flash_mma.cuh, as for v4-v6.)
+// (cp_async_16, cp_async_commit, cp_async_wait: named in flash_mma.cuh, as for v04-v06.)
 using tut::sm80::cvt_rna_tf32;
 using tut::sm80::mma_tf32_1688;
 
-/// v8's tiles at head dimension kD: 8 warps of 16 query rows (128 per block), 32 keys per tile at
+/// v08's tiles at head dimension kD: 8 warps of 16 query rows (128 per block), 32 keys per tile at
 /// D = 128 and 64 at D = 64. Each K and V tile is split once, by the whole block, into a high and a
 /// low part in shared memory; a lane holds D / 2 accumulators of O, Bc / 2 of S and Bc of P's
 /// fragments (high and low parts). Shared memory: 202 KiB at D = 128 (176 at D = 64), one block per SM.
@@ -44,7 +44,7 @@ struct SplitTiles {
   static constexpr int kVFloats = Bc * kVStride;        ///< one part of a V tile
   static constexpr int kBufFloats = 2 * (kKFloats + kVFloats);  ///< one buffer: K_hi | K_lo | V_hi | V_lo
   static constexpr int kSmemBytes = (kQFloats + 2 * kBufFloats) * 4;  ///< Q + two buffers
-  static_assert(kSmemBytes <= 227 * 1024, "v8: more shared memory than a block may have");
+  static_assert(kSmemBytes <= 227 * 1024, "v08: more shared memory than a block may have");
 };
 // [config]
 
@@ -99,13 +99,13 @@ __device__ __forceinline__ void mma_3xtf32(float (&d)[4], const unsigned (&a_hi)
 
 }  // namespace
 
-/// @brief v8's kernel: one block per 128 query rows of a head, eight warps of 16 rows. Q, and the K
+/// @brief v08's kernel: one block per 128 query rows of a head, eight warps of 16 rows. Q, and the K
 /// and V tiles (double-buffered), arrive by cp.async as fp32; the block splits each K and V tile
 /// into TF32 parts in place, the warps split Q's fragments where they load them.
 // [kernel]
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1)
-    attention_v8_split_tf32(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+    attention_v08_split_tf32(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                             float* __restrict__ o, float* __restrict__ lse, int sq, int sk, int heads, bool causal,
                             float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -275,9 +275,9 @@ template <int D>
 void launch_v8(const Shape& s, const float* q, const float* k, const float* v, float* o, float* lse,
                cudaStream_t stream) {
   using T = SplitTiles<D>;
-  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, "v8_split_tf32");  // D, 16-byte copies: v4-v6's checks
-  tut::allow_dynamic_smem(attention_v8_split_tf32<T>, T::kSmemBytes);
-  attention_v8_split_tf32<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(
+  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, "v08_split_tf32");  // D, 16-byte copies: v04-v06's checks
+  tut::allow_dynamic_smem(attention_v08_split_tf32<T>, T::kSmemBytes);
+  attention_v08_split_tf32<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(
       q, k, v, o, lse, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.heads()), s.causal,
       s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
@@ -285,9 +285,9 @@ void launch_v8(const Shape& s, const float* q, const float* k, const float* v, f
 
 }  // namespace
 
-/// @brief v8: split TF32, fp32 attention on the tensor cores.
+/// @brief v08: split TF32, fp32 attention on the tensor cores.
 ///
-/// **Idea.** The fp32 ladder ends at v3 on the CUDA cores (FFMA: about 67 TFLOP/s of peak on an
+/// **Idea.** The fp32 ladder ends at v03 on the CUDA cores (FFMA: about 67 TFLOP/s of peak on an
 /// H100), while the tensor cores multiply TF32 several times faster, but TF32 keeps only 11 of
 /// fp32's 24 significant bits. Split every operand in two TF32 parts, x = hi + lo with hi = tf32(x)
 /// and lo = tf32(x - hi), and multiply a b = a_lo b_hi + a_hi b_lo + a_hi b_hi (the a_lo b_lo term
@@ -297,8 +297,8 @@ void launch_v8(const Shape& s, const float* q, const float* k, const float* v, f
 /// P V is added to O by the threads in fp32, because the tensor cores' own additions do not round
 /// to nearest and drift over thousands of steps (chapter 06, v22: 25x FFMA's error at K = 4096).
 ///
-/// **Changed since v7.** Back to fp32 data (the fp32 table, beside v3 and cuBLAS SGEMM), on sm_80's
-/// instructions: v5's structure (cp.async, two K/V buffers) with fp32 tiles, eight warps of 16
+/// **Changed since v07.** Back to fp32 data (the fp32 table, beside v03 and cuBLAS SGEMM), on sm_80's
+/// instructions: v05's structure (cp.async, two K/V buffers) with fp32 tiles, eight warps of 16
 /// rows, `mma.sync.m16n8k8` TF32 instead of bf16's m16n8k16; the fragments are loaded from rows
 /// padded against bank conflicts (no ldmatrix: it moves 16-bit elements), Q and K as float2 (a
 /// k-step's dims reordered so that a lane's two values are adjacent); each K and V tile is split
@@ -311,21 +311,21 @@ void launch_v8(const Shape& s, const float* q, const float* k, const float* v, f
 /// v21 shows the swap).
 ///
 /// **Predicted.** The tensor cores' TF32 rate through mma.sync is a few hundred TFLOP/s on an H100;
-/// a third of it, minus the softmax and conversions: 60-80 TFLOP/s, 1.6-2x v3 and above PyTorch's
-/// EFFICIENT backend (46 TFLOP/s at D = 128, 31-34 at D = 64), with v3's accuracy.
+/// a third of it, minus the softmax and conversions: 60-80 TFLOP/s, 1.6-2x v03 and above PyTorch's
+/// EFFICIENT backend (46 TFLOP/s at D = 128, 31-34 at D = 64), with v03's accuracy.
 ///
-/// **Measured.** The accuracy as predicted (the table's error column: within about 2x of v3's, the
+/// **Measured.** The accuracy as predicted (the table's error column: within about 2x of v03's, the
 /// largest with the causal mask); the speed in three runs (H100, TFLOP/s at B2 H16 S4096 D128 / B4 H16 S4096 D64). (1) Four warps,
 /// each splitting every value it loads, scalar loads from tiles swizzled in 16-byte chunks: 37.4 /
-/// 41.0, no faster than v3 (37.6 / 37.0); ncu: issue slots 60% busy, the integer ALU pipe the
+/// 41.0, no faster than v03 (37.6 / 37.0); ncu: issue slots 60% busy, the integer ALU pipe the
 /// busiest (56%): the conversions, not the tensor cores, were the work. (2) Padded rows and float2
 /// loads for Q and K (17% fewer PTX instructions): 43.0 / 43.8. (3) Each K and V value split once
 /// per block instead of once per warp (a third of the conversions), eight warps per block sharing
-/// each tile: 52.2 / 53.4, 1.4x v3, 1.1-1.7x the rates of EFFICIENT in the committed PyTorch table
+/// each tile: 52.2 / 53.4, 1.4x v03, 1.1-1.7x the rates of EFFICIENT in the committed PyTorch table
 /// (a separate, earlier run). Short of the prediction: the split and softmax work still outweigh
 /// the mma. The chapter's table has the committed run.
 // [launch]
-void launch_attention_v8_split_tf32(const Shape& s, const float* q, const float* k, const float* v, float* o,
+void launch_attention_v08_split_tf32(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                     float* lse, void* /*workspace*/, cudaStream_t stream) {
   if (s.d == 64) {  // (another D: refused by flash_blocks())
     launch_v8<64>(s, q, k, v, o, lse, stream);

@@ -1,5 +1,5 @@
 /// @file
-/// @brief v1: one warp per query row, the online softmax over blocks of 32 keys: S is never stored,
+/// @brief v01: one warp per query row, the online softmax over blocks of 32 keys: S is never stored,
 /// each score lives in one lane's register between its dot product and its exp.
 #include <stdexcept>
 
@@ -20,7 +20,7 @@ constexpr int kV1Warps = 8;  // rows (warps) per block
 // [kernel]
 template <int kChunks>
 __global__ void __launch_bounds__(kV1Warps * 32)
-    attention_v1_online_row(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+    attention_v01_online_row(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
                             float* __restrict__ o, float* __restrict__ lse, std::int64_t rows, int sq, int sk, int d,
                             bool causal, float scale_log2) {
   extern __shared__ float q_rows[];  // (kV1Warps, d): each warp's query row
@@ -82,8 +82,8 @@ void launch_v1(const Shape& s, const float* q, const float* k, const float* v, f
                cudaStream_t stream) {
   const std::int64_t rows = s.heads() * s.sq;
   const std::size_t smem = static_cast<std::size_t>(kV1Warps) * static_cast<std::size_t>(s.d) * sizeof(float);
-  const unsigned blocks = tut::grid_stride_blocks(attention_v1_online_row<kChunks>, rows, kV1Warps * 32, kV1Warps);
-  attention_v1_online_row<kChunks><<<blocks, kV1Warps * 32, smem, stream>>>(
+  const unsigned blocks = tut::grid_stride_blocks(attention_v01_online_row<kChunks>, rows, kV1Warps * 32, kV1Warps);
+  attention_v01_online_row<kChunks><<<blocks, kV1Warps * 32, smem, stream>>>(
       q, k, v, o, lse, rows, static_cast<int>(s.sq), static_cast<int>(s.sk), static_cast<int>(s.d), s.causal,
       s.scale() * kLog2e);
   CUDA_CHECK_LAUNCH();
@@ -91,12 +91,12 @@ void launch_v1(const Shape& s, const float* q, const float* k, const float* v, f
 
 }  // namespace
 
-/// @brief v1: one warp per query row with the online softmax; S never exists in memory.
+/// @brief v01: one warp per query row with the online softmax; S never exists in memory.
 ///
 /// **Idea.** A row of P is only ever needed one key at a time: O's row is a running sum of
 /// p_j v_j. With the online softmax (chapter 03) the row's max and sum are updated as scores
 /// arrive, and the running sum of p v is rescaled with them, so each score is computed, used and
-/// forgotten in registers. The B H Sq Sk score matrix, v0's memory problem and most of its traffic,
+/// forgotten in registers. The B H Sq Sk score matrix, v00's memory problem and most of its traffic,
 /// is gone; any sequence length fits. Scores are kept in base-2 units (times scale log2 e) so that
 /// each exp is one `ex2.approx` (see online_softmax.cuh).
 ///
@@ -109,22 +109,22 @@ void launch_v1(const Shape& s, const float* q, const float* k, const float* v, f
 /// bounds Q K^T); our tests use inputs with scores of several hundred, where that shortcut returns
 /// NaN and the running max (with the rescale) stays exact.
 ///
-/// **Changed since v0.** Everything is one kernel; the mask is a loop bound (query i visits keys
+/// **Changed since v00.** Everything is one kernel; the mask is a loop bound (query i visits keys
 /// 0 .. visible_keys(i) - 1 only). **What is still wrong.** Every warp reads all of K and V of its
 /// head from L2 for its one row: K and V are read Sq times; each lane reads a different K row
 /// (uncoalesced), and a warp reduction per 32 keys is a lot of shuffles per FLOP.
 ///
-/// **Predicted.** Far below v0's score kernel in bytes, but still bound by L1/L2 traffic: about
-/// v0's speed at S = 1024, and no memory limit.
+/// **Predicted.** Far below v00's score kernel in bytes, but still bound by L1/L2 traffic: about
+/// v00's speed at S = 1024, and no memory limit.
 ///
 /// **Measured (H100, the run at 0b38325).** 0.90 TFLOP/s at B4 H16 S1024 D64 (19.11 ms), as
-/// predicted v0's speed (0.89), without v0's 256 MiB of S; with the causal mask 0.86 TFLOP/s, twice
-/// as fast as v0 (10.05 ms against 19.02), because the loop bound skips the masked keys that v0
+/// predicted v00's speed (0.89), without v00's 256 MiB of S; with the causal mask 0.86 TFLOP/s, twice
+/// as fast as v00 (10.05 ms against 19.02), because the loop bound skips the masked keys that v00
 /// computes and throws away.
-void launch_attention_v1_online_row(const Shape& s, const float* q, const float* k, const float* v, float* o,
+void launch_attention_v01_online_row(const Shape& s, const float* q, const float* k, const float* v, float* o,
                                     float* lse, void* /*workspace*/, cudaStream_t stream) {
   check_shape(s);
-  if (!unsupported_v1(s).empty()) throw std::invalid_argument("v1_online_row: " + unsupported_v1(s));
+  if (!unsupported_v1(s).empty()) throw std::invalid_argument("v01_online_row: " + unsupported_v1(s));
   if (s.d <= 32) {
     launch_v1<1>(s, q, k, v, o, lse, stream);
   } else if (s.d <= 64) {
