@@ -25,13 +25,14 @@ namespace attention {
 /// 10% beside the ping-pong at D = 128. With the turns already hiding part of each softmax
 /// behind the other consumer's products, we predicted +4-8% over v09 at D = 128.
 ///
-/// **Measured (H200, the device run at e64ee17).** 1.02-1.03x of v09 at D = 128, below the
-/// prediction: 584 TFLOP/s at B2 H16 S4096 (v09 569), 621 at B1 H32 S8192 (v09 602), 631 at B1 H16
-/// S16384; with the mask 518, 579 and 624 (v09 509, 567, 607). Against cuDNN (PyTorch, same call)
-/// 0.875x and 0.92x without the mask, 0.97x and 0.94x with it. On its own, without v09's turns,
+/// **Measured (H200, the device runs at e64ee17 and 63e03b3).** 1.02-1.05x of v09 at D = 128,
+/// below the prediction; at 63e03b3: 584 TFLOP/s at B2 H16 S4096 (v09 565), 620 at B1 H32 S8192
+/// (v09 593), 640 at B1 H16 S16384 (v09 616); with the mask 519, 581 and 626 (v09 506, 570, 604).
+/// Against cuDNN (PyTorch, same call) 0.86x and 0.89x without the mask, 0.97x and 0.93x with it.
+/// ncu (B2 H16 S4096): the tensor pipe 61.4% busy, v09 59.4%. On its own, without v09's turns,
 /// the same overlap had lost 9% to v07 (the chapter page, "Tried after v07"). At D = 64, on the
 /// turns' one block per SM, it reached 371 TFLOP/s at S4096 against 388 for v07's two blocks
-/// (v10's search), so v10 keeps v07's tiles there.
+/// (v10's search at e64ee17), so v10 keeps v07's tiles there.
 // [launch]
 void launch_attention_v10_overlap(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                   const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
