@@ -20,7 +20,7 @@ namespace attention {
 /// consumer warpgroup; K and V in a ring of two stages.
 struct WgmmaTiles {
   static constexpr int head_dim = 128;         ///< D: 64 or 128 (one or two 64-column boxes per row)
-  static constexpr int keys_per_tile = 128;    ///< Bc: 64 or 128, the n of S's wgmma
+  static constexpr int keys_per_tile = 128;    ///< Bc: 64, 128 or 176, the n of S's wgmma
   /// Blocks per SM, 1 or 2: the registers the consumers get follow from it.
   static constexpr int min_blocks_per_sm = 1;
   /// v09: the two consumers take turns on the tensor cores (named barriers), each one's softmax
@@ -65,7 +65,7 @@ struct WgmmaConfig {
   /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two).
   static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
   static_assert(D == 64 || D == 128, "v07: D is 64 or 128 (one or two 64-column boxes per row)");
-  static_assert(Bc == 64 || Bc == 128, "v07: S's wgmma is m64n64k16 or m64n128k16");
+  static_assert(Bc == 64 || Bc == 128 || Bc == 176, "v07: S's wgmma is m64n64k16, m64n128k16 or (v11) m64n176k16");
   static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v07: one or two blocks per SM");
   static_assert(!kOverlap || kPingPong, "v10: the overlap is built on v09's turns");
   static_assert(kConsumerRegs <= 256, "v07: setmaxnreg goes up to 256 registers");
@@ -88,8 +88,10 @@ __device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsign
     const std::uint64_t desc_k = smem_desc(k_tile + (kk / 4) * T::kKVBoxBytes + (kk % 4) * 32, 16, 1024);
     if constexpr (T::Bc == 64) {
       wgmma_m64n64k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
-    } else {
+    } else if constexpr (T::Bc == 128) {
       wgmma_m64n128k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
+    } else {
+      wgmma_m64n176k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
     }
   }
 }

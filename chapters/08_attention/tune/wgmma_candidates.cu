@@ -45,6 +45,8 @@ struct G128Overlap : G128PingPong { static constexpr bool overlap = true; };
 struct G128OverlapStages3 : G128Overlap { static constexpr int stages = 3; };
 struct G64Overlap : G64PingPong { static constexpr bool overlap = true; };
 struct G64Bc64Overlap : G64Bc64PingPong { static constexpr bool overlap = true; };
+// FlashAttention-3's key tile at D = 128 without the mask (its hopper/tile_size.h): 176 keys.
+struct G128Bc176Overlap : G128Overlap { static constexpr int keys_per_tile = 176; };
 // [candidates]
 
 /// A candidate's own launcher: the warp-specialized kernel instantiated with `Tiles`.
@@ -122,6 +124,7 @@ const std::vector<Candidate>& overlap_candidates() {
       winner<G64Bc64Blocks2, V09Tiles64>(v10, "v10_overlap"),  // v07's tiles, no turns (v09's choice)
       winner<G128Overlap, V10Tiles128>(v10, "v10_overlap"),
       candidate<G128OverlapStages3>("v10"),
+      candidate<G128Bc176Overlap>("v10"),
   };
   return list;
 }
