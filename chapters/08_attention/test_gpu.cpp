@@ -54,7 +54,7 @@ TEST_CASE("head dims: v00, v01 and cuBLAS run any D; the fused versions say why 
                          v.info.name.rfind("v04", 0) == 0 || v.info.name.rfind("v05", 0) == 0 ||
                          v.info.name.rfind("v06", 0) == 0 || v.info.name.rfind("v07", 0) == 0 ||
                          v.info.name.rfind("v08", 0) == 0 || v.info.name.rfind("v09", 0) == 0 ||
-                         v.info.name.rfind("v10", 0) == 0;
+                         v.info.name.rfind("v10", 0) == 0 || v.info.name.rfind("v11", 0) == 0;
       if (fused) {
         REQUIRE(v.unsupported != nullptr);
         REQUIRE_FALSE(v.unsupported(s).empty());  // reported as skipped with a reason
@@ -83,8 +83,9 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09 and v10 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
-  for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap}) {
+  // v07, v09, v10 and v11 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
+                            launch_attention_v11_wide_tiles}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -92,7 +93,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09_ping_pong, v10_overlap: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09_ping_pong, v10_overlap, v11_wide_tiles: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }

@@ -33,7 +33,8 @@ struct Inputs {
 };
 
 /// The sweep of DESIGN.md for attention (B, H, Sq, Sk, D, causal): Sq and Sk = 1, not multiples
-/// of any tile (17, 63, 65, 1000, 4097) and multiples of the tiles (64, 128, 256), Sq != Sk both ways,
+/// of any tile (17, 63, 65, 1000, 4097) and multiples of the tiles (64, 128, 256; v11's 176: 352, and
+/// 175 and 177 around it), Sq != Sk both ways,
 /// causal with Sq != Sk (rows, and at 256 x 64 whole blocks, that see nothing), D = 64 and 128,
 /// B H = 1 and 512; plus, for each n in $TUTORIAL_EXTRA_SIZES,
 /// (1, 2, n, n, 64, causal) and (1, 1, n, n + 33, 128). Under $TUTORIAL_SANITIZE=1 only shapes of
@@ -48,7 +49,7 @@ inline std::vector<Shape> sweep_shapes() {
       {1, 1, 4097, 1, 128, false},   {1, 1, 1000, 4097, 64, false},  {2, 1, 4097, 1000, 128, true},
       {8, 64, 65, 129, 64, true},    {4, 128, 33, 31, 128, false},   {1, 1, 129, 129, 64, true},
       {1, 1, 127, 128, 128, true},   {1, 3, 257, 255, 64, false},    {2, 2, 128, 256, 64, true},
-      {1, 3, 256, 64, 128, true},
+      {1, 3, 256, 64, 128, true},    {1, 2, 175, 177, 128, true},    {1, 1, 353, 352, 128, false},
   };
   for (std::int64_t n : tut::testing::extra_sizes()) {
     if (n < 1 || n > 8192) continue;  // the reference is computed in full: keep it short

@@ -50,6 +50,10 @@ const std::vector<Version>& versions() {
                        "tile's softmax while the previous tile's P V runs (D = 128; v07's tiles at D = 64)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v10_overlap}, 0.0, unsupported_v7, nullptr},
+      {{"v11_wide_tiles", "v10 with 176-key tiles at D = 128 (wgmma m64n176k16, FlashAttention-3's key tile): fewer "
+                          "tiles per row, so fewer per-tile costs (v07's tiles at D = 64)",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v11_wide_tiles}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

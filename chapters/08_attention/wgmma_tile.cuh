@@ -197,4 +197,13 @@ struct V10Tiles128 : V09Tiles128 {
 };
 // [v10_config]
 
+// [v11_config]
+/// v11's tiles at D = 128: v10's with 176 keys per tile (S's wgmma m64n176k16: 88 registers of S
+/// per thread; K and V tiles of 44 KiB, 210 KiB of shared memory in all). Its row in v10's search:
+/// v10_d128_bc176_b1.
+struct V11Tiles128 : V10Tiles128 {
+  static constexpr int keys_per_tile = 176;  ///< Bc (v10: 128)
+};
+// [v11_config]
+
 }  // namespace attention
