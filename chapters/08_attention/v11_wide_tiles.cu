@@ -26,7 +26,10 @@ namespace attention {
 /// **Measured (H200, v10's search at 77bc00c, same run as v10's own row).** Without the mask
 /// 1.02x v10 at B2 H16 S4096 (599 against 587 TFLOP/s) and 1.03x at B1 H32 S8192 (646 against
 /// 624); with it 1.00x at S4096 (511 against 512), 1.02x at S8192 (581 against 572) and 1.03x at
-/// B1 H16 S16384 (634 against 618), so v11 takes the wide tile with and without the mask.
+/// B1 H16 S16384 (634 against 618), so v11 takes the wide tile with and without the mask. As a
+/// step (the device run at 8ccbea7): 1.02x v10 at S4096 (602 TFLOP/s), 1.04x at S8192 (644),
+/// 1.03x at S16384 (661); with the mask 1.00x, 1.01x, 1.03x (513, 577, 634). Against cuDNN
+/// (PyTorch, same call) 0.89x and 0.94x without the mask, 0.97x and 0.94x with it.
 // [launch]
 void launch_attention_v11_wide_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                      const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
