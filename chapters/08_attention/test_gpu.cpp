@@ -175,8 +175,8 @@ TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {
   }
 }
 
-TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes, both masks", "[attention][slow]") {
-  const std::vector<std::int64_t> sizes = {1, 2, 3, 5, 8, 13, 31, 32, 33, 63, 64, 65, 127, 128, 129};
+TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes (64, 128, and v11's 176 keys), both masks", "[attention][slow]") {
+  const std::vector<std::int64_t> sizes = {1, 2, 3, 5, 8, 13, 31, 32, 33, 63, 64, 65, 127, 128, 129, 175, 176, 177};
   for (const auto& v : versions()) {
     DYNAMIC_SECTION(v.info.name) {
       for (std::int64_t sq : sizes)
