@@ -2,8 +2,8 @@
 /// @brief The warp-specialized kernel (a TMA producer warpgroup, two wgmma consumer warpgroups)
 /// and its launcher, templated on the tiles (WgmmaTiles): v07_wgmma.cu runs the tiles chosen per
 /// head dimension, v09_ping_pong.cu the same with the consumers taking turns, v10_overlap.cu the
-/// turns with each consumer's softmax overlapping its own P V,
-/// tune/wgmma_candidates.cu the candidates of the search (sm_90a).
+/// turns with each consumer's softmax overlapping its own P V, v11_wide_tiles.cu that on 176-key
+/// tiles, tune/wgmma_candidates.cu the candidates of the searches (sm_90a).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (types only)
@@ -24,9 +24,9 @@
 
 namespace attention {
 
-/// @brief v07's kernel (and v09's, T::kPingPong, and v10's, T::kOverlap): one block per 128 query rows of a head;
-/// warpgroups 0 and 1 consume (64 rows each), warpgroup 2 produces (sm_90a; traps elsewhere,
-/// where the registry never launches it).
+/// @brief v07's kernel (and v09's, T::kPingPong; v10's and v11's, T::kOverlap): one block per 128
+/// query rows of a head; warpgroups 0 and 1 consume (64 rows each), warpgroup 2 produces (sm_90a;
+/// traps elsewhere, where the registry never launches it).
 ///
 /// The ring: stage s holds key tile j when j % 2 == s. k_full[s] and v_full[s] complete when the
 /// TMA loads of tile j's K and V have landed (one arrival with expect_tx, plus the bytes),
