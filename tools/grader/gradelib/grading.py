@@ -329,6 +329,9 @@ class Grader:
             if not path.is_dir():
                 st.warnings.append(f"{path} is not a folder: nothing graded")
             st.warnings.extend(warnings)
+            for w in warnings:
+                if w.startswith(submission.CLASS_FOLDER):
+                    self.say(f"[{st.name}] WARNING: {w}")
             for ch in self.chapters:
                 cr = ChapterResult(ch.name, ch.folder, ch.exercise)
                 st.chapters.append(cr)

@@ -85,6 +85,11 @@ def check_file(path: pathlib.Path, repo: pathlib.Path, chapter: Chapter, sub: Su
         sub.warnings.append(f"identical to the reference solution (solutions/{chapter.exercise_path})")
 
 
+#: The start of find()'s warning for a class folder given as one submission (the grader also says it on
+#: the console).
+CLASS_FOLDER = "this folder holds submissions itself"
+
+
 def find(submission: pathlib.Path, chapters: list[Chapter], repo: pathlib.Path
          ) -> tuple[dict[str, Submitted], list[str]]:
     """The chapters a submission contains (by chapter name), and warnings about what it ignored."""
@@ -130,6 +135,13 @@ def find(submission: pathlib.Path, chapters: list[Chapter], repo: pathlib.Path
         if stray:
             more = f" and {len(stray) - 8} more" if len(stray) > 8 else ""
             warnings.append(f"ignored {', '.join(stray[:8])}{more} (not an exercise of a gradable chapter)")
+        # A class folder given as one submission: its entries are the submissions.
+        nested = [name for name in stray if not found and (root / name).is_dir()
+                  and any((root / name / f).is_dir() or (root / name / "exercises").is_dir() for f in folders)]
+        if nested:
+            more = f" and {len(nested) - 3} more" if len(nested) > 3 else ""
+            warnings.append(f"{CLASS_FOLDER} ({', '.join(nested[:3])}{more}): to grade a class, give its "
+                            f"student folders, e.g. {submission}/*/")
     return found, warnings
 
 

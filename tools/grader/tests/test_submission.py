@@ -46,6 +46,16 @@ class SubmissionTest(unittest.TestCase):
         self.assertTrue(any("notes.txt" in w for w in warnings), warnings)
         self.assertTrue(any("helper.cuh" in w and "only beta.cu is graded" in w for w in found["beta"].warnings))
 
+    def test_a_class_folder_given_as_one_submission_says_so(self):
+        judy = support.make_submission(self.root / "class", "judy", {"01_alpha/alpha.cu": "x\n"})
+        support.make_submission(self.root / "class", "karl", {"exercises/02_beta/beta.cu": "y\n"})
+        found, warnings = submission.find(judy.parent, self.chapters, self.repo)
+        self.assertEqual(found, {})
+        self.assertTrue(any("holds submissions itself (judy, karl)" in w and "/*/" in w for w in warnings), warnings)
+        # A student's own stray folder is not mistaken for one.
+        _, warnings = self.find("leo", {"01_alpha/alpha.cu": "x\n", "scratch/notes.txt": "hi\n"})
+        self.assertFalse(any("holds submissions" in w for w in warnings), warnings)
+
     def test_integrity(self):
         found, _ = self.find("eve", {"01_alpha/alpha.cu": '#include "../../solutions/01_alpha/alpha.cu"\n',
                                      "02_beta/beta.cu": '#include <solutions/02_beta/beta.cu>\n'})
