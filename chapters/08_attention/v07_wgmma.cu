@@ -68,11 +68,7 @@ std::string unsupported_v7(const Shape& s) {
 // [launch]
 void launch_attention_v07_wgmma(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                                __nv_bfloat16* o, float* lse, void* /*workspace*/, cudaStream_t stream) {
-  if (s.d == 64) {
-    launch_warp_specialized<V07Tiles64>(s, q, k, v, o, lse, stream, "v07_wgmma");
-  } else {
-    launch_warp_specialized<V07Tiles128>(s, q, k, v, o, lse, stream, "v07_wgmma");  // (another D: refused there)
-  }
+  launch_by_head_dim<V07Tiles64, V07Tiles128>(s, q, k, v, o, lse, stream, "v07_wgmma");
 }
 // [launch]
 

@@ -43,11 +43,7 @@ namespace attention {
 void launch_attention_v09_ping_pong(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                    const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                    cudaStream_t stream) {
-  if (s.d == 64) {
-    launch_warp_specialized<V09Tiles64>(s, q, k, v, o, lse, stream, "v09_ping_pong");  // v07's tiles, no turns
-  } else {
-    launch_warp_specialized<V09Tiles128>(s, q, k, v, o, lse, stream, "v09_ping_pong");  // (another D: refused there)
-  }
+  launch_by_head_dim<V09Tiles64, V09Tiles128>(s, q, k, v, o, lse, stream, "v09_ping_pong");  // at D = 64 v07's tiles, no turns
 }
 // [launch]
 

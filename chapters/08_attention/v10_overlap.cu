@@ -37,11 +37,7 @@ namespace attention {
 void launch_attention_v10_overlap(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                   const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                   cudaStream_t stream) {
-  if (s.d == 64) {
-    launch_warp_specialized<V09Tiles64>(s, q, k, v, o, lse, stream, "v10_overlap");  // v09's (v07's) tiles
-  } else {
-    launch_warp_specialized<V10Tiles128>(s, q, k, v, o, lse, stream, "v10_overlap");  // (another D: refused there)
-  }
+  launch_by_head_dim<V09Tiles64, V10Tiles128>(s, q, k, v, o, lse, stream, "v10_overlap");  // at D = 64 v09's (v07's) tiles
 }
 // [launch]
 

@@ -34,11 +34,7 @@ namespace attention {
 void launch_attention_v11_wide_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                      const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                      cudaStream_t stream) {
-  if (s.d == 64) {
-    launch_warp_specialized<V09Tiles64>(s, q, k, v, o, lse, stream, "v11_wide_tiles");  // v07's tiles
-  } else {
-    launch_warp_specialized<V11Tiles128>(s, q, k, v, o, lse, stream, "v11_wide_tiles");  // (another D: refused there)
-  }
+  launch_by_head_dim<V09Tiles64, V11Tiles128>(s, q, k, v, o, lse, stream, "v11_wide_tiles");  // at D = 64 v07's tiles
 }
 // [launch]
 

@@ -322,4 +322,18 @@ void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_
   CUDA_CHECK_LAUNCH();
 }
 
+/// How a version of this kernel picks its tiles: `Tiles64` at D = 64, `Tiles128` for any other D
+/// (which launch_warp_specialized() refuses unless it is 128). The versions differ only in these
+/// two arguments (v07_wgmma.cu, v09_ping_pong.cu, v10_overlap.cu, v11_wide_tiles.cu).
+template <class Tiles64, class Tiles128>
+void launch_by_head_dim(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                        __nv_bfloat16* o, float* lse, cudaStream_t stream, const std::string& name) {
+  static_assert(WgmmaConfig<Tiles64>::D == 64 && WgmmaConfig<Tiles128>::D == 128, "tiles for D = 64, then D = 128");
+  if (s.d == 64) {
+    launch_warp_specialized<Tiles64>(s, q, k, v, o, lse, stream, name);
+  } else {
+    launch_warp_specialized<Tiles128>(s, q, k, v, o, lse, stream, name);
+  }
+}
+
 }  // namespace attention

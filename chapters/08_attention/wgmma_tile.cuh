@@ -27,7 +27,8 @@ struct WgmmaTiles {
   /// running during the other's products; false: v07, each on its own.
   static constexpr bool ping_pong = false;
   /// v10 (with ping_pong): within a turn, S of tile j and P V of tile j - 1 as two groups; tile
-  /// j's softmax runs while P V does (a second set of P registers); false: v09, both waited for.
+  /// j's softmax runs on S's registers while P V does, O's rescale and P's packing after P V's
+  /// wait; false: v09, both waited for.
   static constexpr bool overlap = false;
   /// K/V tiles resident in shared memory (the ring's stages): 2, or 3 where they fit.
   static constexpr int stages = 2;

@@ -45,7 +45,8 @@ struct G128Overlap : G128PingPong { static constexpr bool overlap = true; };
 struct G128OverlapStages3 : G128Overlap { static constexpr int stages = 3; };
 struct G64Overlap : G64PingPong { static constexpr bool overlap = true; };
 struct G64Bc64Overlap : G64Bc64PingPong { static constexpr bool overlap = true; };
-// FlashAttention-3's key tile at D = 128 without the mask (its hopper/tile_size.h): 176 keys.
+// FlashAttention-3's key tile at D = 128 without the mask (its hopper/tile_size.h): 176 keys
+// (what v11 runs at D = 128).
 struct G128Bc176Overlap : G128Overlap { static constexpr int keys_per_tile = 176; };
 // [candidates]
 
