@@ -82,9 +82,9 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09, v10 and v11 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v12 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
-                            launch_attention_v11_wide_tiles}) {
+                            launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -92,7 +92,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09_ping_pong, v10_overlap, v11_wide_tiles: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09_ping_pong, v10_overlap, v11_wide_tiles, v12_three_consumers: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -136,8 +136,9 @@ TEST_CASE("rows whose largest scores come last: the running max must grow", "[at
 TEST_CASE("rows that see no key give O = 0 and lse = -inf exactly", "[attention][masked_rows]") {
   // Causal with Sq > Sk: query i sees keys j <= i + Sk - Sq, so rows 0 .. Sq - Sk - 1 see none.
   // At D = 128 (v09's and v10's turns) Sq = 300: the first two blocks of 128 rows see no key at
-  // all (no tile to take turns on), the third block's last three rows see some.
-  for (const Shape& s : {Shape{1, 2, 70, 3, 64, true}, Shape{1, 2, 300, 3, 128, true}}) {
+  // all (no tile to take turns on), the third block's last three rows see some; at D = 64 Sq = 450
+  // does the same to v12's blocks of 192 rows.
+  for (const Shape& s : {Shape{1, 2, 70, 3, 64, true}, Shape{1, 2, 300, 3, 128, true}, Shape{1, 2, 450, 3, 64, true}}) {
     for (const auto& v : versions()) {
       DYNAMIC_SECTION(v.info.name << ", D = " << s.d) {
         if (runnable(v, s)) {
@@ -174,8 +175,8 @@ TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {
   }
 }
 
-TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes (64, 128, and v11's 176 keys), both masks", "[attention][slow]") {
-  const std::vector<std::int64_t> sizes = {1, 2, 3, 5, 8, 13, 31, 32, 33, 63, 64, 65, 127, 128, 129, 175, 176, 177};
+TEST_CASE("small shapes, exhaustively: every Sq, Sk around the tile sizes (64, 128, v11's 176 keys, v12's 192 rows), both masks", "[attention][slow]") {
+  const std::vector<std::int64_t> sizes = {1, 2, 3, 5, 8, 13, 31, 32, 33, 63, 64, 65, 127, 128, 129, 175, 176, 177, 191, 192, 193};
   for (const auto& v : versions()) {
     DYNAMIC_SECTION(v.info.name) {
       for (std::int64_t sq : sizes)

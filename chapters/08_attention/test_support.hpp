@@ -50,6 +50,7 @@ inline std::vector<Shape> sweep_shapes() {
       {8, 64, 65, 129, 64, true},    {4, 128, 33, 31, 128, false},   {1, 1, 129, 129, 64, true},
       {1, 1, 127, 128, 128, true},   {1, 3, 257, 255, 64, false},    {2, 2, 128, 256, 64, true},
       {1, 3, 256, 64, 128, true},    {1, 2, 175, 177, 128, true},    {1, 1, 353, 352, 128, false},
+      {1, 2, 193, 191, 64, true},    {1, 1, 385, 384, 64, false},
   };
   for (std::int64_t n : tut::testing::extra_sizes()) {
     if (n < 1 || n > 8192) continue;  // the reference is computed in full: keep it short

@@ -54,6 +54,11 @@ const std::vector<Version>& versions() {
                           "tiles per row, so fewer per-tile costs (v07's tiles at D = 64)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v11_wide_tiles}, 0.0, unsupported_v7, nullptr},
+      {{"v12_three_consumers", "v11 with three consumer warpgroups at D = 64: 192 query rows per block on 128-key tiles, "
+                               "the turns going round three, each softmax behind two others' products (v11's tiles "
+                               "at D = 128)",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v12_three_consumers}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

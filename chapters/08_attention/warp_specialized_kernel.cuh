@@ -24,16 +24,17 @@
 
 namespace attention {
 
-/// @brief v07's kernel (and v09's, T::kPingPong; v10's and v11's, T::kOverlap): one block per 128
-/// query rows of a head; warpgroups 0 and 1 consume (64 rows each), warpgroup 2 produces (sm_90a;
-/// traps elsewhere, where the registry never launches it).
+/// @brief v07's kernel (and v09's, T::kPingPong; v10's and v11's, T::kOverlap; v12's, three
+/// consumers): one block per 64 T::kConsumers query rows of a head; warpgroups 0 .. kConsumers - 1
+/// consume (64 rows each), the last one produces (sm_90a; traps elsewhere, where the registry
+/// never launches it).
 ///
-/// The ring: stage s holds key tile j when j % 2 == s. k_full[s] and v_full[s] complete when the
+/// The ring of S stages: stage s holds key tile j when j % S == s. k_full[s] and v_full[s] complete when the
 /// TMA loads of tile j's K and V have landed (one arrival with expect_tx, plus the bytes),
-/// k_empty[s] and v_empty[s] when all 8 consumer warps are done with its K and with its V (one
+/// k_empty[s] and v_empty[s] when all consumer warps are done with its K and with its V (one
 /// arrival per warp; v07 releases both at the end of a tile, v09 its K a turn before its V).
-/// Producer and consumers count the same tiles, so tile j is fill number j / 2 of its stage:
-/// parity (j / 2) % 2.
+/// Producer and consumers count the same tiles, so tile j is fill number j / S of its stage:
+/// parity (j / S) % 2.
 // [kernel]
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
@@ -59,7 +60,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   block_tile(static_cast<int>(blockIdx.x), q_tiles, heads, causal, bh, qt);  // causal: longest first (v06)
   const int row0 = qt * Br, rows_valid = min(Br, sq - row0);
   const int tiles = key_tiles(row0, rows_valid, sq, sk, causal, Bc);
-  const int group = static_cast<int>(threadIdx.x) / 128;  // 0, 1: consumers; 2: the producer
+  const int group = static_cast<int>(threadIdx.x) / 128;  // below kConsumers: consumers; kConsumers: the producer
 
   if (threadIdx.x == 0) {
     mbar_init(q_full, 1);
@@ -197,11 +198,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       // v09, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
       // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
       // the turn, then waits for its products; its softmax of tile j runs while the other
-      // warpgroup's turn keeps the tensor cores busy. Turns are named barriers 1 and 2 (one per
-      // warpgroup, 256 threads: its own 128 wait, the other's 128 arrive).
+      // warpgroup's turn keeps the tensor cores busy. Turns are named barriers 1, 2 (, 3), one
+      // per warpgroup, of 256 threads: its own 128 wait, the 128 of the one before it arrive.
+      // (v12: three consumers pass the turn round, 0 -> 1 -> 2 -> 0.)
       const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
-      const auto pass_turn = [&] { named_barrier_arrive(2 - consumer, 256); };
-      if (consumer == 1) pass_turn();  // warpgroup 0 has the first turn
+      const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
+      if (consumer == T::kConsumers - 1) pass_turn();  // warpgroup 0 has the first turn
       const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
         mbar_wait(&k_full[stage(j)], parity(j));
         mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
@@ -265,7 +267,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       wgmma_fence();
       wgmma_pv<T>(o_acc, p, v_tile(stage(tiles - 1)));
       wgmma_commit();
-      if (consumer == 0) pass_turn();  // warpgroup 1's last turn comes next; after it, no turn
+      if (consumer < T::kConsumers - 1) pass_turn();  // the next one's last turn; after the last, none
       wgmma_wait<0>();
       keep_in_registers(o_acc);
       release_v(tiles - 1);

@@ -17,7 +17,7 @@ namespace attention {
 /// The tiles of the warp-specialized kernel, by name: v07's configuration at D = 128, from which
 /// v07's D = 64 one (v07_wgmma.cu) and the candidates of its search (tune/wgmma_candidates.cu)
 /// derive, each stating only the fields it changes. 128 query rows per block, one 64-row slice per
-/// consumer warpgroup; K and V in a ring of two stages.
+/// consumer warpgroup (two of them); K and V in a ring of two stages.
 struct WgmmaTiles {
   static constexpr int head_dim = 128;         ///< D: 64 or 128 (one or two 64-column boxes per row)
   static constexpr int keys_per_tile = 128;    ///< Bc: 64, 128 or 176, the n of S's wgmma
@@ -32,6 +32,9 @@ struct WgmmaTiles {
   static constexpr bool overlap = false;
   /// K/V tiles resident in shared memory (the ring's stages): 2, or 3 where they fit.
   static constexpr int stages = 2;
+  /// Consumer warpgroups, 64 query rows each: 2, or (v12) 3, for 192 rows per block sharing each
+  /// K and V tile, and each consumer's softmax behind two others' products.
+  static constexpr int consumers = 2;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -41,7 +44,7 @@ struct WgmmaTiles {
 template <class Tiles>
 struct WgmmaConfig {
   static constexpr int D = Tiles::head_dim;                ///< head dimension
-  static constexpr int kConsumers = 2;                     ///< consumer warpgroups (the producer is a third)
+  static constexpr int kConsumers = Tiles::consumers;      ///< consumer warpgroups (the producer is one more)
   static constexpr int kThreads = 128 * (kConsumers + 1);  ///< threads per block
   static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM (`__launch_bounds__`)
   static constexpr bool kPingPong = Tiles::ping_pong;         ///< v09's turns between the consumers
@@ -60,14 +63,16 @@ struct WgmmaConfig {
   /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
   static constexpr int kProducerRegs = 24;
   /// Registers per thread the block is launched with: 65536 / (kMinBlocks kThreads), in steps of 8
-  /// (168 at one block per SM, 80 at two): what `ptxas -v` reports for the kernel.
+  /// (168 at one block per SM, 80 at two; 128 with three consumers): what `ptxas -v` reports.
   static constexpr int kLaunchRegs = 65536 / (kMinBlocks * kThreads) / 8 * 8;
   /// Registers per thread the consumers take (setmaxnreg.inc): their launch share plus what the
-  /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two).
+  /// producer gave back, in steps of 8 (240 at one block per SM, 104 at two; 160 with three
+  /// consumers).
   static constexpr int kConsumerRegs = (kLaunchRegs * kThreads - kProducerRegs * 128) / (128 * kConsumers) / 8 * 8;
   static_assert(D == 64 || D == 128, "v07: D is 64 or 128 (one or two 64-column boxes per row)");
   static_assert(Bc == 64 || Bc == 128 || Bc == 176, "v07: S's wgmma is m64n64k16, m64n128k16 or (v11) m64n176k16");
   static_assert(kMinBlocks == 1 || kMinBlocks == 2, "v07: one or two blocks per SM");
+  static_assert(kConsumers == 2 || kConsumers == 3, "v07: two consumer warpgroups, or (v12) three");
   static_assert(!kOverlap || kPingPong, "v10: the overlap is built on v09's turns");
   static_assert(kConsumerRegs <= 256, "v07: setmaxnreg goes up to 256 registers");
   static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v07: more shared memory than a Hopper SM gives");
@@ -160,7 +165,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 template <class A, class B>
 constexpr bool same_wgmma_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
-         A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages;
+         A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
+         A::consumers == B::consumers;
 }
 
 // [v07_config]
@@ -206,5 +212,22 @@ struct V11Tiles128 : V10Tiles128 {
   static constexpr int keys_per_tile = 176;  ///< Bc (v10: 128)
 };
 // [v11_config]
+
+// [v12_config]
+/// v12's tiles at D = 64: three consumer warpgroups, 192 query rows per block, one block per SM
+/// (consumers at 160 registers: S 64, O 32 and P 32 per thread), on 128-key tiles with v10's turns
+/// and overlap: FlashAttention-3's choice at this D (its `hopper/tile_size.h`: 192 x 128). Two
+/// consumers on the same tiles are v10's search row v10_d64_bc128_b1, which lost to v07's two
+/// blocks per SM. (Its row in v12's search: v12_d64_bc128_b1_c3.)
+struct V12Tiles64 : WgmmaTiles {
+  static constexpr int head_dim = 64;       ///< D
+  static constexpr bool ping_pong = true;   ///< the turns go round three consumers
+  static constexpr bool overlap = true;     ///< v10's overlap inside each turn
+  static constexpr int consumers = 3;       ///< 192 query rows per block (v07-v11: 2, 128 rows)
+};
+/// v12's tiles at D = 128: v11's (with three consumers, O and S of 176 keys do not fit in 160
+/// registers).
+struct V12Tiles128 : V11Tiles128 {};
+// [v12_config]
 
 }  // namespace attention

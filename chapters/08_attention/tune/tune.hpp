@@ -50,6 +50,9 @@ const std::vector<Candidate>& ping_pong_candidates();
 /// D = 64 and 128, beside what v10 runs (v09's choices: v07's tiles at D = 64;
 /// tune/wgmma_candidates.cu).
 const std::vector<Candidate>& overlap_candidates();
+/// v12's search (bf16, sm_90a): three consumer warpgroups (192 query rows per block), on the turns
+/// and the overlap or not, beside what v12 runs (tune/wgmma_candidates.cu).
+const std::vector<Candidate>& three_consumers_candidates();
 
 /// One search: the version that runs its winner, its precision, its candidates.
 struct Search {
@@ -58,7 +61,8 @@ struct Search {
   const std::vector<Candidate>* candidates;  ///< its candidates, every D
 };
 
-/// Every search of the chapter, in table order: v03's (fp32), v06's, v07's, v09's and v10's (bf16).
+/// Every search of the chapter, in table order: v03's (fp32), v06's, v07's, v09's, v10's and v12's
+/// (bf16).
 std::vector<Search> searches();
 
 /// Every candidate of every search, in table order.

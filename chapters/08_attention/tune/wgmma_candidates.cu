@@ -1,7 +1,7 @@
 /// @file
-/// @brief v07's, v09's and v10's searches (bf16, sm_90a): other tiles for the warp-specialized
-/// kernel (warp_specialized_kernel.cuh), without and with the consumers taking turns, and with
-/// each consumer's softmax beside its own P V.
+/// @brief v07's, v09's, v10's and v12's searches (bf16, sm_90a): other tiles for the
+/// warp-specialized kernel (warp_specialized_kernel.cuh), without and with the consumers taking
+/// turns, with each consumer's softmax beside its own P V, and with three consumers.
 ///
 /// `attention_tune` times every candidate on the table's shapes next to its version and cuBLAS;
 /// v07's tiles at D = 64 (V07Tiles64 in wgmma_tile.cuh) were chosen from the first search, and v09's
@@ -48,6 +48,19 @@ struct G64Bc64Overlap : G64Bc64PingPong { static constexpr bool overlap = true; 
 // FlashAttention-3's key tile at D = 128 without the mask (its hopper/tile_size.h): 176 keys
 // (what v11 runs at D = 128).
 struct G128Bc176Overlap : G128Overlap { static constexpr int keys_per_tile = 176; };
+// Three consumer warpgroups (v12; 192 query rows per block, consumers at 160 registers) at D = 64:
+// on v10's turns and overlap (what v12 runs), with a third stage, on 64-key tiles, on the turns
+// alone, and each on its own (v07's schedule); at D = 128 on 64-key tiles (O of 128 columns and S
+// of 128 keys would not fit beside P in 160 registers).
+struct G64OverlapC3 : G64Overlap { static constexpr int consumers = 3; };
+struct G64OverlapC3Stages3 : G64OverlapC3 { static constexpr int stages = 3; };
+struct G64Bc64OverlapC3 : G64Bc64Overlap { static constexpr int consumers = 3; };
+struct G64PingPongC3 : G64PingPong { static constexpr int consumers = 3; };
+struct G64C3 : G64 { static constexpr int consumers = 3; };
+struct G128Bc64OverlapC3 : G128Overlap {
+  static constexpr int keys_per_tile = 64;
+  static constexpr int consumers = 3;
+};
 // [candidates]
 
 /// A candidate's own launcher: the warp-specialized kernel instantiated with `Tiles`.
@@ -57,19 +70,23 @@ void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
   launch_warp_specialized<Tiles>(s, q, k, v, o, lse, stream, "attention_tune");
 }
 
-/// The row of `Tiles` in the search of `prefix` ("v07", "v09" or "v10"): its name and summary from
+/// The row of `Tiles` in the search of `prefix` ("v07", "v09", "v10" or "v12"): its name and summary from
 /// its fields, run by `kernel`.
 template <class Tiles>
 Candidate describe(Kernel kernel, const std::string& runs_in, const std::string& prefix) {
   using T = WgmmaConfig<Tiles>;
   const std::string name = prefix + "_d" + std::to_string(T::D) + "_bc" + std::to_string(T::Bc) + "_b" +
-                           std::to_string(T::kMinBlocks) + (T::kStages == 2 ? "" : "_s" + std::to_string(T::kStages));
+                           std::to_string(T::kMinBlocks) + (T::kStages == 2 ? "" : "_s" + std::to_string(T::kStages)) +
+                           (T::kConsumers == 2 ? "" : "_c" + std::to_string(T::kConsumers)) +
+                           // v12's search tries three schedules (one prefix): the turns alone, or none
+                           (T::kConsumers == 2 || T::kOverlap ? "" : T::kPingPong ? "_turns" : "_own");
   const std::string schedule = T::kOverlap    ? "consumers taking turns, each one's softmax beside its own P V"
                                : T::kPingPong ? "consumers taking turns"
                                               : "consumers each on their own";
   const std::string summary = schedule +
                               ", D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
-                              " rows per block (2 consumer warpgroups), " + std::to_string(T::Bc) + "-key tiles, " +
+                              " rows per block (" + std::to_string(T::kConsumers) + " consumer warpgroups), " +
+                              std::to_string(T::Bc) + "-key tiles, " +
                               std::to_string(T::kMinBlocks) + " block(s) per SM, " + std::to_string(T::kStages) +
                               " stages, consumers at " +
                               std::to_string(T::kConsumerRegs) + " registers" +
@@ -126,6 +143,20 @@ const std::vector<Candidate>& overlap_candidates() {
       winner<G128Overlap, V10Tiles128>(v10, "v10_overlap"),
       candidate<G128OverlapStages3>("v10"),
       candidate<G128Bc176Overlap>("v10"),
+  };
+  return list;
+}
+
+const std::vector<Candidate>& three_consumers_candidates() {
+  const auto v12 = launch_attention_v12_three_consumers;
+  static const std::vector<Candidate> list = {
+      winner<G64OverlapC3, V12Tiles64>(v12, "v12_three_consumers"),
+      candidate<G64OverlapC3Stages3>("v12"),
+      candidate<G64Bc64OverlapC3>("v12"),
+      candidate<G64PingPongC3>("v12"),
+      candidate<G64C3>("v12"),
+      winner<G128Bc176Overlap, V12Tiles128>(v12, "v12_three_consumers"),  // v11's tiles
+      candidate<G128Bc64OverlapC3>("v12"),
   };
   return list;
 }
