@@ -291,6 +291,9 @@ void launch_attention_v11_wide_tiles(const Shape& s, const __nv_bfloat16* q, con
 void launch_attention_v12_three_consumers(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                           const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                           cudaStream_t stream);
+void launch_attention_v13_persistent(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                     const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                                     cudaStream_t stream);
 /// @}
 
 /// @name fp32 on the tensor cores (split TF32, sm_80 and later)

@@ -51,6 +51,9 @@ inline std::vector<Shape> sweep_shapes() {
       {1, 1, 127, 128, 128, true},   {1, 3, 257, 255, 64, false},    {2, 2, 128, 256, 64, true},
       {1, 3, 256, 64, 128, true},    {1, 2, 175, 177, 128, true},    {1, 1, 353, 352, 128, false},
       {1, 2, 193, 191, 64, true},    {1, 1, 385, 384, 64, false},
+      // Several items per block of v13's persistent grid (288 items on at most 132 SMs), of
+      // different lengths with the mask.
+      {1, 96, 400, 300, 64, true},   {1, 96, 300, 260, 128, true},  {1, 160, 200, 700, 64, false},
   };
   for (std::int64_t n : tut::testing::extra_sizes()) {
     if (n < 1 || n > 8192) continue;  // the reference is computed in full: keep it short

@@ -59,6 +59,10 @@ const std::vector<Version>& versions() {
                                "at D = 128)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v12_three_consumers}, 0.0, unsupported_v7, nullptr},
+      {{"v13_persistent", "v12 on a persistent grid: one block per SM takes item after item, the next item's Q and "
+                          "K/V loaded while this one's O is stored",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v13_persistent}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

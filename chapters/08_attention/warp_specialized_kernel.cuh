@@ -10,6 +10,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "attention.hpp"
 #include "common/check.hpp"
+#include "common/device_info.hpp"
 #include "common/hopper_ptx.cuh"
 #include "flash_mma.cuh"
 #include "online_softmax.cuh"
@@ -54,16 +56,25 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   std::uint64_t* v_full = k_full + S;
   std::uint64_t* k_empty = v_full + S;
   std::uint64_t* v_empty = k_empty + S;
+  std::uint64_t* q_empty = v_empty + S;
 
-  const int q_tiles = (sq + Br - 1) / Br;
-  int bh = 0, qt = 0;
-  block_tile(static_cast<int>(blockIdx.x), q_tiles, heads, causal, bh, qt);  // causal: longest first (v06)
-  const int row0 = qt * Br, rows_valid = min(Br, sq - row0);
-  const int tiles = key_tiles(row0, rows_valid, sq, sk, causal, Bc);
+  // The work: one item per (head, tile of Br query rows). A block takes items blockIdx.x,
+  // blockIdx.x + gridDim.x, ...: one item when the grid has one block per item (v07-v12); several
+  // when the grid is one block per SM (v13, persistent), the next item's loads overlapping this
+  // one's end. For causal, items come longest first (v06's order).
+  const int q_tiles = (sq + Br - 1) / Br, items = q_tiles * heads;
+  const auto item = [&](int w, int& bh, int& row0, int& rows_valid) {  // returns the item's key tiles
+    int qt = 0;
+    block_tile(w, q_tiles, heads, causal, bh, qt);
+    row0 = qt * Br;
+    rows_valid = min(Br, sq - row0);
+    return key_tiles(row0, rows_valid, sq, sk, causal, Bc);
+  };
   const int group = static_cast<int>(threadIdx.x) / 128;  // below kConsumers: consumers; kConsumers: the producer
 
   if (threadIdx.x == 0) {
     mbar_init(q_full, 1);
+    mbar_init(q_empty, 4 * T::kConsumers);  // one arrival per consumer warp, after its last S of an item
     for (int s = 0; s < S; ++s) {
       mbar_init(&k_full[s], 1);                   // the producer's arrive.expect_tx (and the bytes)
       mbar_init(&v_full[s], 1);
@@ -77,22 +88,32 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   if (group == T::kConsumers) {
     // ---- Producer warpgroup: gives registers away; one thread issues every TMA load. ----
     setmaxnreg_dec<T::kProducerRegs>();
-    if (threadIdx.x == 128 * T::kConsumers && tiles > 0) {
+    if (threadIdx.x == 128 * T::kConsumers) {
 // [producer]
-      mbar_arrive_expect_tx(q_full, T::kQBytes);
-      for (int b = 0; b < T::kBoxes; ++b) tma_load_3d(q_tile + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, q_full);
-      for (int j = 0; j < tiles; ++j) {
-        const int s = j % S;
-        if (j >= S) mbar_wait(&k_empty[s], (j / S + 1) % 2);  // the consumers released K of tile j - S
-        mbar_arrive_expect_tx(&k_full[s], T::kKVBytes);  // rows past Sk land as zeros (and count)
-        for (int b = 0; b < T::kBoxes; ++b) {
-          tma_load_3d(k_tile(s) + b * T::kKVBoxBytes, &map_k, 64 * b, j * Bc, bh, &k_full[s]);
+      // Fill f of the ring (the block's f-th K/V tile, over all its items) goes to stage f % S.
+      int fills = 0, q_fills = 0;
+      for (int w = static_cast<int>(blockIdx.x); w < items; w += static_cast<int>(gridDim.x)) {
+        int bh = 0, row0 = 0, rows_valid = 0;
+        const int tiles = item(w, bh, row0, rows_valid);
+        if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
+        if (q_fills > 0) mbar_wait(q_empty, (q_fills - 1) % 2);  // v13: the previous item's Q is read
+        mbar_arrive_expect_tx(q_full, T::kQBytes);
+        for (int b = 0; b < T::kBoxes; ++b) tma_load_3d(q_tile + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, q_full);
+        ++q_fills;
+        for (int j = 0; j < tiles; ++j) {
+          const int f = fills + j, s = f % S;
+          if (f >= S) mbar_wait(&k_empty[s], (f / S + 1) % 2);  // the consumers released K of fill f - S
+          mbar_arrive_expect_tx(&k_full[s], T::kKVBytes);  // rows past Sk land as zeros (and count)
+          for (int b = 0; b < T::kBoxes; ++b) {
+            tma_load_3d(k_tile(s) + b * T::kKVBoxBytes, &map_k, 64 * b, j * Bc, bh, &k_full[s]);
+          }
+          if (f >= S) mbar_wait(&v_empty[s], (f / S + 1) % 2);  // ... and V of fill f - S
+          mbar_arrive_expect_tx(&v_full[s], T::kKVBytes);
+          for (int b = 0; b < T::kBoxes; ++b) {
+            tma_load_3d(v_tile(s) + b * T::kKVBoxBytes, &map_v, 64 * b, j * Bc, bh, &v_full[s]);
+          }
         }
-        if (j >= S) mbar_wait(&v_empty[s], (j / S + 1) % 2);  // ... and V of tile j - S
-        mbar_arrive_expect_tx(&v_full[s], T::kKVBytes);
-        for (int b = 0; b < T::kBoxes; ++b) {
-          tma_load_3d(v_tile(s) + b * T::kKVBoxBytes, &map_v, 64 * b, j * Bc, bh, &v_full[s]);
-        }
+        fills += tiles;
       }
 // [producer]
     }
@@ -103,191 +124,205 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     const int consumer = group, warp = static_cast<int>(threadIdx.x) / 32 % 4, lane = static_cast<int>(threadIdx.x) % 32;
     const int g = lane / 4, t = lane % 4;
     const int wg_row = consumer * 64;                  // this warpgroup's first row in the block
-    const int my_row = row0 + wg_row + warp * 16 + g;  // this thread's rows in the head: my_row, my_row + 8
     const unsigned char* q_rows = q_tile + wg_row * 128;  // its 64 rows in each box of Q
-    float o_acc[D / 2];  // O, 64 x D per warpgroup, wgmma's accumulator layout (unnormalized)
+    int fills = 0, q_fills = 0;  // K/V tiles and Q tiles of the block's items before this one
+    for (int w = static_cast<int>(blockIdx.x); w < items; w += static_cast<int>(gridDim.x)) {
+      int bh = 0, row0 = 0, rows_valid = 0;
+      const int tiles = item(w, bh, row0, rows_valid);
+      const int my_row = row0 + wg_row + warp * 16 + g;  // this thread's rows in the head: my_row, my_row + 8
+      float o_acc[D / 2];  // O, 64 x D per warpgroup, wgmma's accumulator layout (unnormalized)
 #pragma unroll
-    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.0f;
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
-    if (tiles > 0) mbar_wait(q_full, 0);
+      for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.0f;
+      float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
+      if (tiles > 0) mbar_wait(q_full, q_fills % 2);
 
-    // The pieces of one key tile j (stage j % S, its fill number j / S, hence the parity).
-    float sc[Bc / 2];               // S, then P in fp32: 64 x Bc per warpgroup, the accumulator layout
-    std::uint32_t p[Bc / 16][4];    // P in bf16: the A fragments of P V, one per 16 keys
-    const auto stage = [](int j) { return j % S; };
-    const auto parity = [](int j) { return static_cast<unsigned>(j / S) % 2; };
-    // This warp is done with tile j's K (or V): one arrival per warp on its stage's barrier.
-    const auto release_k = [&](int j) {
-      if (lane == 0) mbar_arrive(&k_empty[stage(j)]);
-    };
-    const auto release_v = [&](int j) {
-      if (lane == 0) mbar_arrive(&v_empty[stage(j)]);
-    };
-    // S -> P in fp32, in S's registers: mask (if `masked`), online softmax, and `factor`, what O
-    // must be rescaled by (rescale_o()) before tile j's P V.
-    const auto softmax_scores = [&](int j, auto masked, float (&factor)[2]) {
-      if constexpr (decltype(masked)::value) {
-        // A key past the end, or (causal) after the query's diagonal, scores -inf.
-#pragma unroll
-        for (int i = 0; i < Bc / 2; ++i) {
-          const int key = j * Bc + 8 * (i / 4) + 2 * t + i % 2, row = my_row + 8 * ((i / 2) % 2);
-          const bool visible = key < sk && (!causal || key <= row + sk - sq);
-          if (!visible) sc[i] = -INFINITY;
-        }
-      }
-      softmax_tile<Bc>(sc, m, l, factor, scale_log2);
-    };
-    // O moves to the new running max: only if a row of this warp has one (factor == 1 exactly
-    // when it has not).
-    const auto rescale_o = [&](const float (&factor)[2]) {
-      if (__any_sync(0xffffffffu, factor[0] != 1.0f || factor[1] != 1.0f)) {
-#pragma unroll
-        for (int i = 0; i < D / 2; ++i) o_acc[i] *= factor[(i / 2) % 2];
-      }
-    };
-    // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
-    // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
-    const auto pack_p = [&] {
-#pragma unroll
-      for (int kk = 0; kk < Bc / 16; ++kk) {
-        p[kk][0] = pack_bf16x2(sc[8 * kk + 0], sc[8 * kk + 1]);  // row g,     keys 2t, 2t+1
-        p[kk][1] = pack_bf16x2(sc[8 * kk + 2], sc[8 * kk + 3]);  // row g + 8, keys 2t, 2t+1
-        p[kk][2] = pack_bf16x2(sc[8 * kk + 4], sc[8 * kk + 5]);  // row g,     keys 2t+8, 2t+9
-        p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
-      }
-    };
-    // The whole of v07's and v09's softmax step: S -> P in bf16, O rescaled.
-    const auto softmax_to_p = [&](int j, auto masked) {
-      float factor[2];
-      softmax_scores(j, masked, factor);
-      rescale_o(factor);
-      pack_p();
-    };
-    // As v06: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
-    // first row; the tiles before them run without it.
-    int unmasked = sk / Bc;
-    if (causal) unmasked = min(unmasked, max(0, (row0 + wg_row + sk - sq + 1) / Bc));
-    unmasked = min(unmasked, tiles);
-
-    if constexpr (!T::kPingPong) {
-// [consumer]
-      // v07, one tile at a time: S = Q K^T, wait, softmax, O += P V, wait, release the stage.
-      const auto step = [&](int j, auto masked) {
-        mbar_wait(&k_full[stage(j)], parity(j));
-        wgmma_fence();  // sc and o_acc were last written by ordinary instructions
-        wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
-        wgmma_commit();
-        wgmma_wait<0>();
-        keep_in_registers(sc);
-        softmax_to_p(j, masked);
-        mbar_wait(&v_full[stage(j)], parity(j));
-        wgmma_fence();
-        wgmma_pv<T>(o_acc, p, v_tile(stage(j)));
-        wgmma_commit();
-        wgmma_wait<0>();
-        keep_in_registers(o_acc);
-        release_k(j);
-        release_v(j);
+      // The pieces of one key tile j: the block's fill fills + j of the ring (stage (fills + j) % S,
+      // that stage's fill number (fills + j) / S, hence the parity).
+      float sc[Bc / 2];               // S, then P in fp32: 64 x Bc per warpgroup, the accumulator layout
+      std::uint32_t p[Bc / 16][4];    // P in bf16: the A fragments of P V, one per 16 keys
+      const auto stage = [&](int j) { return (fills + j) % S; };
+      const auto parity = [&](int j) { return static_cast<unsigned>((fills + j) / S) % 2; };
+      // This warp is done with tile j's K (or V): one arrival per warp on its stage's barrier.
+      const auto release_k = [&](int j) {
+        if (lane == 0) mbar_arrive(&k_empty[stage(j)]);
       };
-      int j = 0;
-      for (; j < unmasked; ++j) step(j, std::false_type{});
-      for (; j < tiles; ++j) step(j, std::true_type{});
+      const auto release_v = [&](int j) {
+        if (lane == 0) mbar_arrive(&v_empty[stage(j)]);
+      };
+      // ... and with Q: its last S has been waited for (the producer may load the next item's).
+      const auto release_q = [&] {
+        if (lane == 0) mbar_arrive(q_empty);
+      };
+      // S -> P in fp32, in S's registers: mask (if `masked`), online softmax, and `factor`, what O
+      // must be rescaled by (rescale_o()) before tile j's P V.
+      const auto softmax_scores = [&](int j, auto masked, float (&factor)[2]) {
+        if constexpr (decltype(masked)::value) {
+          // A key past the end, or (causal) after the query's diagonal, scores -inf.
+#pragma unroll
+          for (int i = 0; i < Bc / 2; ++i) {
+            const int key = j * Bc + 8 * (i / 4) + 2 * t + i % 2, row = my_row + 8 * ((i / 2) % 2);
+            const bool visible = key < sk && (!causal || key <= row + sk - sq);
+            if (!visible) sc[i] = -INFINITY;
+          }
+        }
+        softmax_tile<Bc>(sc, m, l, factor, scale_log2);
+      };
+      // O moves to the new running max: only if a row of this warp has one (factor == 1 exactly
+      // when it has not).
+      const auto rescale_o = [&](const float (&factor)[2]) {
+        if (__any_sync(0xffffffffu, factor[0] != 1.0f || factor[1] != 1.0f)) {
+#pragma unroll
+          for (int i = 0; i < D / 2; ++i) o_acc[i] *= factor[(i / 2) % 2];
+        }
+      };
+      // P in bf16: the accumulators of keys 16 kk .. 16 kk + 15 (8-column groups 2 kk, 2 kk + 1)
+      // are, in pairs, exactly the A fragment of k-step kk of P V. No shuffle, no shared memory.
+      const auto pack_p = [&] {
+#pragma unroll
+        for (int kk = 0; kk < Bc / 16; ++kk) {
+          p[kk][0] = pack_bf16x2(sc[8 * kk + 0], sc[8 * kk + 1]);  // row g,     keys 2t, 2t+1
+          p[kk][1] = pack_bf16x2(sc[8 * kk + 2], sc[8 * kk + 3]);  // row g + 8, keys 2t, 2t+1
+          p[kk][2] = pack_bf16x2(sc[8 * kk + 4], sc[8 * kk + 5]);  // row g,     keys 2t+8, 2t+9
+          p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
+        }
+      };
+      // The whole of v07's and v09's softmax step: S -> P in bf16, O rescaled.
+      const auto softmax_to_p = [&](int j, auto masked) {
+        float factor[2];
+        softmax_scores(j, masked, factor);
+        rescale_o(factor);
+        pack_p();
+      };
+      // As v06: the mask only on tiles past the end of K or past the diagonal of this warpgroup's
+      // first row; the tiles before them run without it.
+      int unmasked = sk / Bc;
+      if (causal) unmasked = min(unmasked, max(0, (row0 + wg_row + sk - sq + 1) / Bc));
+      unmasked = min(unmasked, tiles);
+
+      if constexpr (!T::kPingPong) {
 // [consumer]
-    } else if (tiles > 0) {
-// [ping_pong]
-      // v09, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
-      // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
-      // the turn, then waits for its products; its softmax of tile j runs while the other
-      // warpgroup's turn keeps the tensor cores busy. Turns are named barriers 1, 2 (, 3), one
-      // per warpgroup, of 256 threads: its own 128 wait, the 128 of the one before it arrive.
-      // (v12: three consumers pass the turn round, 0 -> 1 -> 2 -> 0.)
-      const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
-      const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
-      if (consumer == T::kConsumers - 1) pass_turn();  // warpgroup 0 has the first turn
-      const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
-        mbar_wait(&k_full[stage(j)], parity(j));
-        mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
-        wait_turn();
-        wgmma_fence();
-        if constexpr (!T::kOverlap) {
-          wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
+        // v07, one tile at a time: S = Q K^T, wait, softmax, O += P V, wait, release the stage.
+        const auto step = [&](int j, auto masked) {
+          mbar_wait(&k_full[stage(j)], parity(j));
+          wgmma_fence();  // sc and o_acc were last written by ordinary instructions
           wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
           wgmma_commit();
-          pass_turn();
+          wgmma_wait<0>();
+          keep_in_registers(sc);
+          softmax_to_p(j, masked);
+          mbar_wait(&v_full[stage(j)], parity(j));
+          wgmma_fence();
+          wgmma_pv<T>(o_acc, p, v_tile(stage(j)));
+          wgmma_commit();
           wgmma_wait<0>();
           keep_in_registers(o_acc);
-          keep_in_registers(sc);
-          release_k(j);      // K of tile j is free now, V of tile j - 1 too: a stage's K and V are
-          release_v(j - 1);  // released a turn apart, so the producer refills K a turn earlier
-          softmax_to_p(j, masked);
-        } else {
-// [overlap]
-          // v10: S of tile j and P V of tile j - 1 as two groups, S first; wait for S alone and
-          // run tile j's softmax on S's registers while P V still runs (it reads p and adds into
-          // o_acc, so both wait: O's rescale and P's packing come after P V's wait).
-          wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
-          wgmma_commit();
-          wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
-          wgmma_commit();
-          pass_turn();
-          wgmma_wait<1>();  // S of tile j is done; P V of tile j - 1 may still run
-          keep_in_registers(sc);
           release_k(j);
-          float factor[2];
-          softmax_scores(j, masked, factor);
-          wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
-          keep_in_registers(o_acc);
-          release_v(j - 1);
-          rescale_o(factor);
-          pack_p();
-// [overlap]
-        }
-      };
-      // The first turn has only tile 0's S, the last only tile tiles - 1's P V (no branch
-      // between the products of a turn: ptxas would serialize them).
-      mbar_wait(&k_full[0], 0);
-      wait_turn();
-      wgmma_fence();
-      wgmma_scores<T>(sc, q_rows, k_tile(0));
-      wgmma_commit();
-      pass_turn();
-      wgmma_wait<0>();
-      keep_in_registers(sc);
-      release_k(0);
-      if (unmasked > 0) {
-        softmax_to_p(0, std::false_type{});
-      } else {
-        softmax_to_p(0, std::true_type{});
-      }
-      int j = 1;
-      for (; j < unmasked; ++j) turn(j, std::false_type{});
-      for (; j < tiles; ++j) turn(j, std::true_type{});
-      mbar_wait(&v_full[stage(tiles - 1)], parity(tiles - 1));
-      wait_turn();
-      wgmma_fence();
-      wgmma_pv<T>(o_acc, p, v_tile(stage(tiles - 1)));
-      wgmma_commit();
-      if (consumer < T::kConsumers - 1) pass_turn();  // the next one's last turn; after the last, none
-      wgmma_wait<0>();
-      keep_in_registers(o_acc);
-      release_v(tiles - 1);
+          release_v(j);
+        };
+        int j = 0;
+        for (; j < unmasked; ++j) step(j, std::false_type{});
+        for (; j < tiles; ++j) step(j, std::true_type{});
+        if (tiles > 0) release_q();
+// [consumer]
+      } else if (tiles > 0) {
 // [ping_pong]
-    }
-
-    // The end: each row's l summed over its quad, O / l in bf16, lse; rows past Sq are not stored.
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float l_row = group_sum<4>(l[h]);
-      const float inv = inverse_sum(l_row);
-      const int row = wg_row + warp * 16 + g + 8 * h;  // in the block
-      if (row >= rows_valid) continue;
-      __nv_bfloat16* out = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D + 2 * t;
-#pragma unroll
-      for (int jd = 0; jd < D / 8; ++jd) {
-        *reinterpret_cast<std::uint32_t*>(out + 8 * jd) =
-            pack_bf16x2(o_acc[4 * jd + 2 * h] * inv, o_acc[4 * jd + 2 * h + 1] * inv);
+        // v09, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
+        // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
+        // the turn, then waits for its products; its softmax of tile j runs while the other
+        // warpgroup's turn keeps the tensor cores busy. Turns are named barriers 1, 2 (, 3), one
+        // per warpgroup, of 256 threads: its own 128 wait, the 128 of the one before it arrive.
+        // (v12: three consumers pass the turn round, 0 -> 1 -> 2 -> 0.)
+        const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
+        const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
+        if (consumer == T::kConsumers - 1) pass_turn();  // warpgroup 0 has the first turn
+        const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
+          mbar_wait(&k_full[stage(j)], parity(j));
+          mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
+          wait_turn();
+          wgmma_fence();
+          if constexpr (!T::kOverlap) {
+            wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
+            wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
+            wgmma_commit();
+            pass_turn();
+            wgmma_wait<0>();
+            keep_in_registers(o_acc);
+            keep_in_registers(sc);
+            release_k(j);      // K of tile j is free now, V of tile j - 1 too: a stage's K and V are
+            release_v(j - 1);  // released a turn apart, so the producer refills K a turn earlier
+            softmax_to_p(j, masked);
+          } else {
+// [overlap]
+            // v10: S of tile j and P V of tile j - 1 as two groups, S first; wait for S alone and
+            // run tile j's softmax on S's registers while P V still runs (it reads p and adds into
+            // o_acc, so both wait: O's rescale and P's packing come after P V's wait).
+            wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
+            wgmma_commit();
+            wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
+            wgmma_commit();
+            pass_turn();
+            wgmma_wait<1>();  // S of tile j is done; P V of tile j - 1 may still run
+            keep_in_registers(sc);
+            release_k(j);
+            float factor[2];
+            softmax_scores(j, masked, factor);
+            wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
+            keep_in_registers(o_acc);
+            release_v(j - 1);
+            rescale_o(factor);
+            pack_p();
+// [overlap]
+          }
+        };
+        // The first turn has only tile 0's S, the last only tile tiles - 1's P V (no branch
+        // between the products of a turn: ptxas would serialize them).
+        mbar_wait(&k_full[stage(0)], parity(0));
+        wait_turn();
+        wgmma_fence();
+        wgmma_scores<T>(sc, q_rows, k_tile(stage(0)));
+        wgmma_commit();
+        pass_turn();
+        wgmma_wait<0>();
+        keep_in_registers(sc);
+        release_k(0);
+        if (unmasked > 0) {
+          softmax_to_p(0, std::false_type{});
+        } else {
+          softmax_to_p(0, std::true_type{});
+        }
+        int j = 1;
+        for (; j < unmasked; ++j) turn(j, std::false_type{});
+        for (; j < tiles; ++j) turn(j, std::true_type{});
+        release_q();  // the last S has been waited for
+        mbar_wait(&v_full[stage(tiles - 1)], parity(tiles - 1));
+        wait_turn();
+        wgmma_fence();
+        wgmma_pv<T>(o_acc, p, v_tile(stage(tiles - 1)));
+        wgmma_commit();
+        if (consumer < T::kConsumers - 1) pass_turn();  // the next one's last turn; after the last, none
+        wgmma_wait<0>();
+        keep_in_registers(o_acc);
+        release_v(tiles - 1);
+// [ping_pong]
       }
-      if (t == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse(m[h], l_row);
+
+      // The end: each row's l summed over its quad, O / l in bf16, lse; rows past Sq are not stored.
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float l_row = group_sum<4>(l[h]);
+        const float inv = inverse_sum(l_row);
+        const int row = wg_row + warp * 16 + g + 8 * h;  // in the block
+        if (row >= rows_valid) continue;
+        __nv_bfloat16* out = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D + 2 * t;
+#pragma unroll
+        for (int jd = 0; jd < D / 8; ++jd) {
+          *reinterpret_cast<std::uint32_t*>(out + 8 * jd) =
+              pack_bf16x2(o_acc[4 * jd + 2 * h] * inv, o_acc[4 * jd + 2 * h + 1] * inv);
+        }
+        if (t == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse(m[h], l_row);
+      }
+      fills += tiles;
+      q_fills += tiles > 0 ? 1 : 0;
     }
   }
 #else
@@ -313,7 +348,10 @@ void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_
   const std::string why = unsupported_v7(s);
   if (!why.empty()) throw std::invalid_argument(name + ": " + why);
   if (s.d != T::D) throw std::invalid_argument(name + ": these tiles are compiled for D = " + std::to_string(T::D));
-  const unsigned blocks = flash_blocks(s, q, k, v, T::Br, name.c_str());  // 16-byte alignment (TMA needs it)
+  unsigned blocks = flash_blocks(s, q, k, v, T::Br, name.c_str());  // one per item; 16-byte alignment (TMA needs it)
+  if (T::kPersistent) {  // v13: as many blocks as fit on the GPU at once, each taking items in turn
+    blocks = std::min(blocks, static_cast<unsigned>(tut::current_sm_count() * T::kMinBlocks));
+  }
   tut::allow_dynamic_smem(attention_v07_wgmma<T>, T::kSmemBytes);
   const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::Br);
   const CUtensorMap map_k = head_map(k, s.sk, s.heads(), T::D, T::Bc);

@@ -35,6 +35,10 @@ struct WgmmaTiles {
   /// Consumer warpgroups, 64 query rows each: 2, or (v12) 3, for 192 rows per block sharing each
   /// K and V tile, and each consumer's softmax behind two others' products.
   static constexpr int consumers = 2;
+  /// v13: one block per SM (kMinBlocks per SM) for the whole run, each taking item after item
+  /// (head, query tile), the next item's Q and K/V loaded while this one's O is stored; false
+  /// (v07-v12): one block per item.
+  static constexpr bool persistent = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -49,6 +53,7 @@ struct WgmmaConfig {
   static constexpr int kMinBlocks = Tiles::min_blocks_per_sm;  ///< blocks per SM (`__launch_bounds__`)
   static constexpr bool kPingPong = Tiles::ping_pong;         ///< v09's turns between the consumers
   static constexpr bool kOverlap = Tiles::overlap;            ///< v10's softmax beside its own P V
+  static constexpr bool kPersistent = Tiles::persistent;      ///< v13's grid: one block per SM
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
   static constexpr int kStages = Tiles::stages;            ///< K/V tiles resident in shared memory
@@ -57,7 +62,7 @@ struct WgmmaConfig {
   static constexpr int kKVBoxBytes = Bc * 128;             ///< one box of K or V: Bc rows of 128 bytes
   static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
-  static constexpr int kBarriers = 1 + 4 * kStages;        ///< Q's, and per stage K and V full, K and V empty
+  static constexpr int kBarriers = 2 + 4 * kStages;        ///< Q full and empty, per stage K and V full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
   /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
@@ -166,7 +171,7 @@ template <class A, class B>
 constexpr bool same_wgmma_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
-         A::consumers == B::consumers;
+         A::consumers == B::consumers && A::persistent == B::persistent;
 }
 
 // [v07_config]
@@ -229,5 +234,15 @@ struct V12Tiles64 : WgmmaTiles {
 /// registers).
 struct V12Tiles128 : V11Tiles128 {};
 // [v12_config]
+
+// [v13_config]
+/// v13's tiles: v12's, on a persistent grid (one block per SM taking item after item).
+struct V13Tiles64 : V12Tiles64 {
+  static constexpr bool persistent = true;  ///< grid: one block per SM (v12: one per item)
+};
+struct V13Tiles128 : V12Tiles128 {
+  static constexpr bool persistent = true;
+};
+// [v13_config]
 
 }  // namespace attention

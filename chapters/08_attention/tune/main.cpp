@@ -1,5 +1,5 @@
 // attention_tune: the searches of chapter 08's tiles. Every candidate of v03's search (fp32), v06's,
-// v07's, v09's, v10's and v12's (bf16) is checked against the CPU reference and timed on the table's shapes (each
+// v07's, v09's, v10's, v12's and v13's (bf16) is checked against the CPU reference and timed on the table's shapes (each
 // without and with the causal mask), next to the version that runs the search's winner and the
 // cuBLAS-based library attention of the same precision: the tables the versions' tiles were
 // chosen from. Same flags as `attention` (tables.hpp): a size flag picks one shape.
@@ -25,7 +25,7 @@ class AttentionTune final : public tut::Chapter {
   std::string name() const override { return "attention_tune"; }
   bool is_search() const override { return true; }
   std::string description() const override {
-    return "Chapter 08's searches: v03's tiles (fp32), v06's, v07's, v09's, v10's and v12's (bf16; the last four on "
+    return "Chapter 08's searches: v03's tiles (fp32), v06's, v07's, v09's, v10's, v12's and v13's (bf16; the last five on "
            "Hopper), each candidate next to "
            "the version that runs the winner and cuBLAS-based library attention, on the chapter's table shapes.";
   }

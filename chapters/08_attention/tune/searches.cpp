@@ -11,7 +11,8 @@ std::vector<Search> searches() {
           {"v07_wgmma", Precision::bf16, &wgmma_candidates()},
           {"v09_ping_pong", Precision::bf16, &ping_pong_candidates()},
           {"v10_overlap", Precision::bf16, &overlap_candidates()},
-          {"v12_three_consumers", Precision::bf16, &three_consumers_candidates()}};
+          {"v12_three_consumers", Precision::bf16, &three_consumers_candidates()},
+          {"v13_persistent", Precision::bf16, &persistent_candidates()}};
 }
 
 std::vector<Candidate> all_candidates() {

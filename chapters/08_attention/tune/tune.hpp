@@ -53,6 +53,9 @@ const std::vector<Candidate>& overlap_candidates();
 /// v12's search (bf16, sm_90a): three consumer warpgroups (192 query rows per block), on the turns
 /// and the overlap or not, beside what v12 runs (tune/wgmma_candidates.cu).
 const std::vector<Candidate>& three_consumers_candidates();
+/// v13's search (bf16, sm_90a): the persistent grid on v12's tiles and others, beside what v13
+/// runs (tune/wgmma_candidates.cu).
+const std::vector<Candidate>& persistent_candidates();
 
 /// One search: the version that runs its winner, its precision, its candidates.
 struct Search {
@@ -61,8 +64,8 @@ struct Search {
   const std::vector<Candidate>* candidates;  ///< its candidates, every D
 };
 
-/// Every search of the chapter, in table order: v03's (fp32), v06's, v07's, v09's, v10's and v12's
-/// (bf16).
+/// Every search of the chapter, in table order: v03's (fp32), v06's, v07's, v09's, v10's, v12's and
+/// v13's (bf16).
 std::vector<Search> searches();
 
 /// Every candidate of every search, in table order.

@@ -1,7 +1,7 @@
 /// @file
-/// @brief v07's, v09's, v10's and v12's searches (bf16, sm_90a): other tiles for the
+/// @brief v07's, v09's, v10's, v12's and v13's searches (bf16, sm_90a): other tiles for the
 /// warp-specialized kernel (warp_specialized_kernel.cuh), without and with the consumers taking
-/// turns, with each consumer's softmax beside its own P V, and with three consumers.
+/// turns, with each consumer's softmax beside its own P V, with three consumers, persistent.
 ///
 /// `attention_tune` times every candidate on the table's shapes next to its version and cuBLAS;
 /// v07's tiles at D = 64 (V07Tiles64 in wgmma_tile.cuh) were chosen from the first search, and v09's
@@ -61,6 +61,14 @@ struct G128Bc64OverlapC3 : G128Overlap {
   static constexpr int keys_per_tile = 64;
   static constexpr int consumers = 3;
 };
+// A persistent grid (v13): v12's tiles (what v13 runs), with a third stage at D = 64 (the next
+// item's first tiles land while this one's last are read); v07's two blocks per SM at D = 64;
+// v10's 128-key tiles with three stages at D = 128 (v11's 176 leave no room for a third).
+struct G64OverlapC3P : G64OverlapC3 { static constexpr bool persistent = true; };
+struct G64OverlapC3Stages3P : G64OverlapC3Stages3 { static constexpr bool persistent = true; };
+struct G64Bc64Blocks2P : G64Bc64Blocks2 { static constexpr bool persistent = true; };
+struct G128Bc176OverlapP : G128Bc176Overlap { static constexpr bool persistent = true; };
+struct G128OverlapStages3P : G128OverlapStages3 { static constexpr bool persistent = true; };
 // [candidates]
 
 /// A candidate's own launcher: the warp-specialized kernel instantiated with `Tiles`.
@@ -70,7 +78,7 @@ void run_tiles(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, c
   launch_warp_specialized<Tiles>(s, q, k, v, o, lse, stream, "attention_tune");
 }
 
-/// The row of `Tiles` in the search of `prefix` ("v07", "v09", "v10" or "v12"): its name and summary from
+/// The row of `Tiles` in the search of `prefix` ("v07", "v09", "v10", "v12" or "v13"): its name and summary from
 /// its fields, run by `kernel`.
 template <class Tiles>
 Candidate describe(Kernel kernel, const std::string& runs_in, const std::string& prefix) {
@@ -79,7 +87,8 @@ Candidate describe(Kernel kernel, const std::string& runs_in, const std::string&
                            std::to_string(T::kMinBlocks) + (T::kStages == 2 ? "" : "_s" + std::to_string(T::kStages)) +
                            (T::kConsumers == 2 ? "" : "_c" + std::to_string(T::kConsumers)) +
                            // v12's search tries three schedules (one prefix): the turns alone, or none
-                           (T::kConsumers == 2 || T::kOverlap ? "" : T::kPingPong ? "_turns" : "_own");
+                           (T::kConsumers == 2 || T::kOverlap ? "" : T::kPingPong ? "_turns" : "_own") +
+                           (T::kPersistent ? "_p" : "");
   const std::string schedule = T::kOverlap    ? "consumers taking turns, each one's softmax beside its own P V"
                                : T::kPingPong ? "consumers taking turns"
                                               : "consumers each on their own";
@@ -87,7 +96,8 @@ Candidate describe(Kernel kernel, const std::string& runs_in, const std::string&
                               ", D " + std::to_string(T::D) + ": " + std::to_string(T::Br) +
                               " rows per block (" + std::to_string(T::kConsumers) + " consumer warpgroups), " +
                               std::to_string(T::Bc) + "-key tiles, " +
-                              std::to_string(T::kMinBlocks) + " block(s) per SM, " + std::to_string(T::kStages) +
+                              std::to_string(T::kMinBlocks) + " block(s) per SM" +
+                              (T::kPersistent ? " (persistent)" : "") + ", " + std::to_string(T::kStages) +
                               " stages, consumers at " +
                               std::to_string(T::kConsumerRegs) + " registers" +
                               (runs_in.empty() ? "" : " (what " + runs_in + " runs)");
@@ -157,6 +167,18 @@ const std::vector<Candidate>& three_consumers_candidates() {
       candidate<G64C3>("v12"),
       winner<G128Bc176Overlap, V12Tiles128>(v12, "v12_three_consumers"),  // v11's tiles
       candidate<G128Bc64OverlapC3>("v12"),
+  };
+  return list;
+}
+
+const std::vector<Candidate>& persistent_candidates() {
+  const auto v13 = launch_attention_v13_persistent;
+  static const std::vector<Candidate> list = {
+      winner<G64OverlapC3P, V13Tiles64>(v13, "v13_persistent"),
+      candidate<G64OverlapC3Stages3P>("v13"),
+      candidate<G64Bc64Blocks2P>("v13"),
+      winner<G128Bc176OverlapP, V13Tiles128>(v13, "v13_persistent"),
+      candidate<G128OverlapStages3P>("v13"),
   };
   return list;
 }
