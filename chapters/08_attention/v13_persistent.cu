@@ -18,10 +18,12 @@ namespace attention {
 /// store the current one.
 ///
 /// **Changed since v12.** One field of the tiles (`persistent`, V13Tiles64, V13Tiles128): the grid
-/// is min(items, SMs) blocks. The kernel always loops over a block's items (blockIdx.x,
-/// blockIdx.x + gridDim.x, ...; for v07-v12 the loop runs once): the ring of K/V stages counts
-/// its fills across items, and Q gets a second barrier (`q_empty`) on which the consumers release
-/// it after an item's last S, so that the producer can load the next item's Q.
+/// is min(items, SMs) blocks, and the kernel loops over a block's items, one per round (for
+/// v07-v12 there is one round): the ring of K/V stages counts its fills across items, Q gets a
+/// second barrier (`q_empty`) on which the consumers release it after an item's last S, so that
+/// the producer can load the next item's Q, and odd rounds hand the items out in reverse (a snake:
+/// with the mask, items come longest first, and the block that took a round's longest takes the
+/// next round's shortest).
 ///
 /// **Predicted (H200, written before the run).** At B4 H16 S1024 D64 (384 items of 192 rows on
 /// 132 SMs, 2-8 key tiles each) the exposed start and end are worth 10-15% of v12's time: v13

@@ -58,11 +58,18 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   std::uint64_t* v_empty = k_empty + S;
   std::uint64_t* q_empty = v_empty + S;
 
-  // The work: one item per (head, tile of Br query rows). A block takes items blockIdx.x,
-  // blockIdx.x + gridDim.x, ...: one item when the grid has one block per item (v07-v12); several
-  // when the grid is one block per SM (v13, persistent), the next item's loads overlapping this
-  // one's end. For causal, items come longest first (v06's order).
+  // The work: one item per (head, tile of Br query rows); for causal, longest first (v06's order).
+  // A block takes one item per round: item blockIdx.x of round 0, the only one when the grid has a
+  // block per item (v07-v12). On v13's persistent grid (one block per SM) the rounds go on, the
+  // next item's loads overlapping this one's end, and odd rounds hand the items out in reverse
+  // (a snake: the block that took the longest item of a round takes the shortest of the next), so
+  // that with the mask the blocks' totals stay even.
   const int q_tiles = (sq + Br - 1) / Br, items = q_tiles * heads;
+  const auto item_of_round = [&](int r) {  // >= items past the last round
+    const int grid = static_cast<int>(gridDim.x), block = static_cast<int>(blockIdx.x);
+    return r * grid + (r % 2 == 0 ? block : grid - 1 - block);
+  };
+  const int rounds = T::kPersistent ? (items + static_cast<int>(gridDim.x) - 1) / static_cast<int>(gridDim.x) : 1;
   const auto item = [&](int w, int& bh, int& row0, int& rows_valid) {  // returns the item's key tiles
     int qt = 0;
     block_tile(w, q_tiles, heads, causal, bh, qt);
@@ -92,7 +99,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [producer]
       // Fill f of the ring (the block's f-th K/V tile, over all its items) goes to stage f % S.
       int fills = 0, q_fills = 0;
-      for (int w = static_cast<int>(blockIdx.x); w < items; w += static_cast<int>(gridDim.x)) {
+      for (int r = 0; r < rounds; ++r) {
+        const int w = item_of_round(r);
+        if (w >= items) continue;  // the last round has fewer items than blocks
         int bh = 0, row0 = 0, rows_valid = 0;
         const int tiles = item(w, bh, row0, rows_valid);
         if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
@@ -126,7 +135,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     const int wg_row = consumer * 64;                  // this warpgroup's first row in the block
     const unsigned char* q_rows = q_tile + wg_row * 128;  // its 64 rows in each box of Q
     int fills = 0, q_fills = 0;  // K/V tiles and Q tiles of the block's items before this one
-    for (int w = static_cast<int>(blockIdx.x); w < items; w += static_cast<int>(gridDim.x)) {
+    for (int r = 0; r < rounds; ++r) {
+      const int w = item_of_round(r);
+      if (w >= items) continue;
       int bh = 0, row0 = 0, rows_valid = 0;
       const int tiles = item(w, bh, row0, rows_valid);
       const int my_row = row0 + wg_row + warp * 16 + g;  // this thread's rows in the head: my_row, my_row + 8
