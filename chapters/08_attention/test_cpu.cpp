@@ -335,7 +335,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       }
     }
   }
-  REQUIRE(ladder == 14);
+  REQUIRE(ladder == 15);
   REQUIRE(libraries_fp32 == 1);
   REQUIRE(libraries_bf16 == 1);
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).
@@ -350,6 +350,18 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
   }
   REQUIRE(unsupported_v1({1, 1, 1, 1, 256, false}).empty());
   REQUIRE_FALSE(unsupported_v1({1, 1, 1, 1, 257, false}).empty());
+}
+
+TEST_CASE("v14 takes v07's 128-row tiles at D = 64 where v13's 192-row tiles waste more than they gain", "[attention][v14]") {
+  // v13's tiles compute 1.33x v07's scores at S1024 with the mask (the diagonal, 5 1/3 tiles of
+  // 192 rows per head), 1.125x without it, 1.09x at S4096 with it; the rule's bar is 1.16x.
+  CHECK_FALSE(v14_wide_tiles({4, 16, 1024, 1024, 64, true}));
+  CHECK(v14_wide_tiles({4, 16, 1024, 1024, 64, false}));
+  CHECK(v14_wide_tiles({4, 16, 4096, 4096, 64, true}));
+  CHECK(v14_wide_tiles({4, 16, 4096, 4096, 64, false}));
+  CHECK_FALSE(v14_wide_tiles({1, 1, 256, 256, 64, false}));  // 1.5x: 256 rows in two tiles of 192
+  CHECK(v14_wide_tiles({1, 1, 192, 4096, 64, false}));       // one full tile of 192 rows
+  CHECK(v14_wide_tiles({4, 16, 1024, 1024, 128, true}));     // D = 128: v13's tiles always
 }
 
 TEST_CASE("the searches: unique names, each winner run by its version's launcher, one per D", "[attention][tune]") {

@@ -63,6 +63,10 @@ const std::vector<Version>& versions() {
                           "K/V loaded while this one's O is stored",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v13_persistent}, 0.0, unsupported_v7, nullptr},
+      {{"v14_by_shape", "v13, with v07's 128-row tiles at D = 64 where v13's 192-row tiles would compute more than "
+                        "1.16x their scores (short sequences, the causal diagonal): tiles chosen per shape",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v14_by_shape}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},
