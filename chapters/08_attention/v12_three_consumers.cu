@@ -27,7 +27,14 @@ namespace attention {
 /// behind twice the products and halves K/V traffic per row: +5-12% over v11 at S4096 D64, with and
 /// without the mask; less at S1024, where 1024 rows make 5 1/3 blocks of 192 (the last third-full).
 ///
-/// **Measured.** See the chapter page, v12.
+/// **Measured (H200, the device run at 7109b50).** 1.16x v11 at B4 H16 S4096 D64 (451 against 388
+/// TFLOP/s), above the prediction; with the mask only 1.04x (384 against 369), below it; at S1024
+/// 1.02x (300 against 295), and with the mask 0.86x (185 against 215): 192-row tiles compute 1.33x
+/// the scores of v07's there (the last tile of each head a third full, wider tiles on the
+/// diagonal), and one block per SM leaves the SM idle at each block's start and end (v13, v14).
+/// Against cuDNN (PyTorch, same call) 0.95x at S4096 (475), 0.94x with the mask (409). D = 128:
+/// v11's tiles, v11's rate. v12's search: three consumers each on their own lost 6% at S4096, the
+/// turns without the overlap 4.5%, a third stage 2.4%, 64-key tiles 18%.
 // [launch]
 void launch_attention_v12_three_consumers(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                           const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,

@@ -30,7 +30,12 @@ namespace attention {
 /// +5-12% over v12 there, with the mask back at or above v11's 221 TFLOP/s; at S4096 and longer,
 /// where items have 22 or more key tiles, +0-3%.
 ///
-/// **Measured.** See the chapter page, v13.
+/// **Measured (H200, the device run at 7109b50).** 1.03x v12 at B4 H16 S1024 D64 (310 against
+/// 300 TFLOP/s) and 1.06x with the mask (197 against 185): below the prediction, and with the mask
+/// still short of v11's 215 (v12's 192-row tiles compute 1.33x the scores there: v14). At S4096
+/// D64 1.00x, 1.01x with the mask; at D = 128 1.00x at S4096, 1.02x with the mask (524 against 513,
+/// 0.99x cuDNN's 530), 0.99x and 1.00x at S8192. The first version, without the snake, lost 6% to
+/// v12 with the mask at D = 128 (482 against 511, the run at 5604878).
 // [launch]
 void launch_attention_v13_persistent(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                      const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
