@@ -240,8 +240,9 @@ struct V12Tiles128 : V11Tiles128 {};
 struct V13Tiles64 : V12Tiles64 {
   static constexpr bool persistent = true;  ///< grid: one block per SM (v12: one per item)
 };
+/// v13's tiles at D = 128: v12's (v11's), on the persistent grid.
 struct V13Tiles128 : V12Tiles128 {
-  static constexpr bool persistent = true;
+  static constexpr bool persistent = true;  ///< grid: one block per SM (v12: one per item)
 };
 // [v13_config]
 
