@@ -27,16 +27,17 @@
 namespace attention {
 
 /// @brief v07's kernel (and v09's, T::kPingPong; v10's and v11's, T::kOverlap; v12's, three
-/// consumers): one block per 64 T::kConsumers query rows of a head; warpgroups 0 .. kConsumers - 1
-/// consume (64 rows each), the last one produces (sm_90a; traps elsewhere, where the registry
-/// never launches it).
+/// consumers; v13's, T::kPersistent): one block per item, 64 T::kConsumers query rows of a head
+/// (v13: one block per SM, taking items in turn); warpgroups 0 .. kConsumers - 1 consume (64 rows
+/// each), the last one produces (sm_90a; traps elsewhere, where the registry never launches it).
 ///
-/// The ring of S stages: stage s holds key tile j when j % S == s. k_full[s] and v_full[s] complete when the
-/// TMA loads of tile j's K and V have landed (one arrival with expect_tx, plus the bytes),
-/// k_empty[s] and v_empty[s] when all consumer warps are done with its K and with its V (one
-/// arrival per warp; v07 releases both at the end of a tile, v09 its K a turn before its V).
-/// Producer and consumers count the same tiles, so tile j is fill number j / S of its stage:
-/// parity (j / S) % 2.
+/// The ring of S stages: the block's f-th K/V tile (counted over its items; for one item, its
+/// tile f) goes to stage f % S. k_full[s] and v_full[s] complete when the TMA loads of a tile's
+/// K and V have landed (one arrival with expect_tx, plus the bytes), k_empty[s] and v_empty[s]
+/// when all consumer warps are done with its K and with its V (one arrival per warp; v07 releases
+/// both at the end of a tile, v09 its K a turn before its V). Producer and consumers count the
+/// same tiles, so tile f is fill number f / S of its stage: parity (f / S) % 2. Q has a full and
+/// an empty barrier the same way, one fill per item.
 // [kernel]
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
