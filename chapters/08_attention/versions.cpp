@@ -67,6 +67,10 @@ const std::vector<Version>& versions() {
                         "1.16x their scores (short sequences, the causal diagonal): tiles chosen per shape",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v14_by_shape}, 0.0, unsupported_v7, nullptr},
+      {{"v15_descriptor_steps", "v14 with each wgmma descriptor built once per operand and tile, advanced by a "
+                                "constant for every k-step",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v15_descriptor_steps}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

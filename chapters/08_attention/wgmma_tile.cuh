@@ -39,6 +39,9 @@ struct WgmmaTiles {
   /// (head, query tile), the next item's Q and K/V loaded while this one's O is stored; false
   /// (v07-v12): one block per item.
   static constexpr bool persistent = false;
+  /// v15: each wgmma descriptor built once per tile and advanced by a constant for every k-step;
+  /// false (v07-v14): built from its address for every k-step.
+  static constexpr bool advance_descriptors = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -54,6 +57,7 @@ struct WgmmaConfig {
   static constexpr bool kPingPong = Tiles::ping_pong;         ///< v09's turns between the consumers
   static constexpr bool kOverlap = Tiles::overlap;            ///< v10's softmax beside its own P V
   static constexpr bool kPersistent = Tiles::persistent;      ///< v13's grid: one block per SM
+  static constexpr bool kAdvanceDescriptors = Tiles::advance_descriptors;  ///< v15's descriptors
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
   static constexpr int kStages = Tiles::stages;            ///< K/V tiles resident in shared memory
@@ -93,10 +97,14 @@ template <class T>
 __device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsigned char* q_rows,
                                              const unsigned char* k_tile) {
   using namespace tut::sm90;
+  const std::uint64_t desc_q0 = smem_desc(q_rows, 16, 1024), desc_k0 = smem_desc(k_tile, 16, 1024);
 #pragma unroll
   for (int kk = 0; kk < T::D / 16; ++kk) {
-    const std::uint64_t desc_q = smem_desc(q_rows + (kk / 4) * T::kQBoxBytes + (kk % 4) * 32, 16, 1024);
-    const std::uint64_t desc_k = smem_desc(k_tile + (kk / 4) * T::kKVBoxBytes + (kk % 4) * 32, 16, 1024);
+    const int q_offset = (kk / 4) * T::kQBoxBytes + (kk % 4) * 32, k_offset = (kk / 4) * T::kKVBoxBytes + (kk % 4) * 32;
+    // v15: a descriptor's low 14 bits are its address / 16, so a constant step is an addition
+    // (the addresses stay below 256 KiB: no carry); v07-v14 build each one from its address.
+    const std::uint64_t desc_q = T::kAdvanceDescriptors ? desc_q0 + q_offset / 16 : smem_desc(q_rows + q_offset, 16, 1024);
+    const std::uint64_t desc_k = T::kAdvanceDescriptors ? desc_k0 + k_offset / 16 : smem_desc(k_tile + k_offset, 16, 1024);
     if constexpr (T::Bc == 64) {
       wgmma_m64n64k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
     } else if constexpr (T::Bc == 128) {
@@ -117,9 +125,10 @@ template <class T>
 __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32_t (&p)[T::Bc / 16][4],
                                          const unsigned char* v_tile) {
   using namespace tut::sm90;
+  const std::uint64_t desc_v0 = smem_desc(v_tile, T::kKVBoxBytes, 1024);
 #pragma unroll
   for (int kk = 0; kk < T::Bc / 16; ++kk) {
-    const std::uint64_t desc_v = smem_desc(v_tile + kk * 2048, T::kKVBoxBytes, 1024);
+    const std::uint64_t desc_v = T::kAdvanceDescriptors ? desc_v0 + kk * 2048 / 16 : smem_desc(v_tile + kk * 2048, T::kKVBoxBytes, 1024);
     if constexpr (T::D == 64) {
       wgmma_m64n64k16_rs<1>(o, p[kk], desc_v, 1);
     } else {
@@ -171,7 +180,8 @@ template <class A, class B>
 constexpr bool same_wgmma_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
-         A::consumers == B::consumers && A::persistent == B::persistent;
+         A::consumers == B::consumers && A::persistent == B::persistent &&
+         A::advance_descriptors == B::advance_descriptors;
 }
 
 // [v07_config]
@@ -245,5 +255,21 @@ struct V13Tiles128 : V12Tiles128 {
   static constexpr bool persistent = true;  ///< grid: one block per SM (v12: one per item)
 };
 // [v13_config]
+
+// [v15_config]
+/// v15's tiles: v14's two choices at D = 64 (v13's 192-row tiles, v07's 128-row ones) and v13's
+/// at D = 128, each with its wgmma descriptors advanced by constants.
+struct V15Tiles64 : V13Tiles64 {
+  static constexpr bool advance_descriptors = true;  ///< one descriptor per operand and tile
+};
+/// v15's 128-row tiles at D = 64, where v14 takes v07's (v14_wide_tiles()).
+struct V15Narrow64 : V07Tiles64 {
+  static constexpr bool advance_descriptors = true;  ///< one descriptor per operand and tile
+};
+/// v15's tiles at D = 128.
+struct V15Tiles128 : V13Tiles128 {
+  static constexpr bool advance_descriptors = true;  ///< one descriptor per operand and tile
+};
+// [v15_config]
 
 }  // namespace attention
