@@ -58,11 +58,7 @@ bool v14_wide_tiles(const Shape& s) {
 void launch_attention_v14_by_shape(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                    const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                    cudaStream_t stream) {
-  if (v14_wide_tiles(s)) {
-    launch_by_head_dim<V13Tiles64, V13Tiles128>(s, q, k, v, o, lse, stream, "v14_by_shape");
-  } else {
-    launch_warp_specialized<V07Tiles64>(s, q, k, v, o, lse, stream, "v14_by_shape");  // D = 64
-  }
+  launch_by_shape<V13Tiles64, V07Tiles64, V13Tiles128>(s, q, k, v, o, lse, stream, "v14_by_shape");
 }
 // [launch]
 

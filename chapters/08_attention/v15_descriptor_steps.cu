@@ -35,11 +35,7 @@ namespace attention {
 void launch_attention_v15_descriptor_steps(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                            const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                            cudaStream_t stream) {
-  if (v14_wide_tiles(s)) {
-    launch_by_head_dim<V15Tiles64, V15Tiles128>(s, q, k, v, o, lse, stream, "v15_descriptor_steps");
-  } else {
-    launch_warp_specialized<V15Narrow64>(s, q, k, v, o, lse, stream, "v15_descriptor_steps");  // D = 64
-  }
+  launch_by_shape<V15Tiles64, V15Narrow64, V15Tiles128>(s, q, k, v, o, lse, stream, "v15_descriptor_steps");
 }
 // [launch]
 

@@ -388,4 +388,19 @@ void launch_by_head_dim(const Shape& s, const __nv_bfloat16* q, const __nv_bfloa
   }
 }
 
+// [by_shape]
+/// v14's choice of tiles (and v15's): at D = 64 `Wide64` (three consumers, 192 query rows) unless
+/// v14_wide_tiles() finds they would compute more than 1.16x the scores of `Narrow64` (two
+/// consumers, 128 rows); `Tiles128` at D = 128.
+template <class Wide64, class Narrow64, class Tiles128>
+void launch_by_shape(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                     __nv_bfloat16* o, float* lse, cudaStream_t stream, const std::string& name) {
+  if (v14_wide_tiles(s)) {
+    launch_by_head_dim<Wide64, Tiles128>(s, q, k, v, o, lse, stream, name);
+  } else {
+    launch_warp_specialized<Narrow64>(s, q, k, v, o, lse, stream, name);  // D = 64
+  }
+}
+// [by_shape]
+
 }  // namespace attention
