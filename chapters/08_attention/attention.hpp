@@ -87,6 +87,15 @@ __host__ __device__ inline void block_tile(int block, int q_tiles, int heads, bo
   }
 }
 
+/// The item a block of a persistent grid (v13) takes in round `round`: round by round the `grid`
+/// blocks take the next `grid` items, in block order in even rounds and in reverse in odd ones (a
+/// snake: with items longest first, the block that took a round's longest takes the next round's
+/// shortest). At or past the number of items, the block has none that round. With one block per
+/// item (grid = items) round 0 is the only one: item `block`.
+__host__ __device__ inline int snake_item(int round, int block, int grid) {
+  return round * grid + (round % 2 == 0 ? block : grid - 1 - block);
+}
+
 /// "B4 H16 Sq1000 Sk4097 D64 causal" (Sq = Sk is written once: "S1024"). Inline, like
 /// check_shape(): the exercise's runner links no chapter library.
 inline std::string shape_text(const Shape& s) {

@@ -364,6 +364,38 @@ TEST_CASE("v14 takes v07's 128-row tiles at D = 64 where v13's 192-row tiles was
   CHECK(v14_wide_tiles({4, 16, 1024, 1024, 128, true}));     // D = 128: v13's tiles always
 }
 
+TEST_CASE("v13's persistent grid: every item taken exactly once; the snake evens the causal load", "[attention][v13]") {
+  // Items as the kernel numbers them: B4 H16, causal, 192-row query tiles of S4096, longest first.
+  const int q_tiles = 22, heads = 64, items = q_tiles * heads, sq = 4096;
+  const auto key_tiles_of = [&](int w) {
+    int bh = 0, qt = 0;
+    block_tile(w, q_tiles, heads, true, bh, qt);
+    return key_tiles(qt * 192, std::min(192, sq - qt * 192), sq, sq, true, 128);
+  };
+  for (int grid : {1, 7, 132, items - 1, items}) {
+    INFO("grid " << grid);
+    std::vector<int> taken(static_cast<std::size_t>(items), 0);
+    int most = 0, least = 1 << 30;
+    for (int block = 0; block < grid; ++block) {
+      int load = 0;
+      for (int r = 0; r * grid < items; ++r) {
+        const int w = snake_item(r, block, grid);
+        REQUIRE(w >= r * grid);  // a block's item of round r lies in round r's share
+        REQUIRE(w < (r + 1) * grid);
+        if (w >= items) continue;
+        ++taken[static_cast<std::size_t>(w)];
+        load += key_tiles_of(w);
+      }
+      most = std::max(most, load);
+      least = std::min(least, load);
+    }
+    for (int w = 0; w < items; ++w) REQUIRE(taken[static_cast<std::size_t>(w)] == 1);
+    // 132 blocks: the busiest block has 5% more key tiles than the least busy (189 against 180);
+    // block b taking b, b + 132, ... would give the busiest 19% more (197 against 165).
+    if (grid == 132) CHECK(most <= least * 1.06 + 1);
+  }
+}
+
 TEST_CASE("the searches: unique names, each winner run by its version's launcher, one per D", "[attention][tune]") {
   std::set<std::string> names;
   for (const auto& v : versions()) names.insert(v.info.name);

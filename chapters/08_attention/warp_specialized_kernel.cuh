@@ -67,8 +67,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   // that with the mask the blocks' totals stay even.
   const int q_tiles = (sq + Br - 1) / Br, items = q_tiles * heads;
   const auto item_of_round = [&](int r) {  // >= items past the last round
-    const int grid = static_cast<int>(gridDim.x), block = static_cast<int>(blockIdx.x);
-    return r * grid + (r % 2 == 0 ? block : grid - 1 - block);
+    return snake_item(r, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x));
   };
   const int rounds = T::kPersistent ? (items + static_cast<int>(gridDim.x) - 1) / static_cast<int>(gridDim.x) : 1;
   const auto item = [&](int w, int& bh, int& row0, int& rows_valid) {  // returns the item's key tiles
