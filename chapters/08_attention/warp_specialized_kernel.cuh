@@ -350,7 +350,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 CUtensorMap head_map(const __nv_bfloat16* base, std::int64_t rows, std::int64_t heads, int d, unsigned box_rows);
 
 /// Launches the warp-specialized kernel with the tiles `Tiles` (one block per Br query rows of a
-/// head) for the version `name` (its errors name it). Throws std::invalid_argument for another D,
+/// head; persistent tiles, v13 on: at most one per SM and kMinBlocks) for the version `name` (its
+/// errors name it). Throws std::invalid_argument for another D,
 /// off Hopper, or without sm_90a code (unsupported_v7()).
 template <class Tiles>
 void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
@@ -375,7 +376,8 @@ void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_
 
 /// How a version of this kernel picks its tiles: `Tiles64` at D = 64, `Tiles128` for any other D
 /// (which launch_warp_specialized() refuses unless it is 128). The versions differ only in these
-/// two arguments (v07_wgmma.cu, v09_ping_pong.cu, v10_overlap.cu, v11_wide_tiles.cu).
+/// two arguments (v07_wgmma.cu, v09_ping_pong.cu, v10_overlap.cu, v11_wide_tiles.cu,
+/// v12_three_consumers.cu, v13_persistent.cu).
 template <class Tiles64, class Tiles128>
 void launch_by_head_dim(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                         __nv_bfloat16* o, float* lse, cudaStream_t stream, const std::string& name) {
@@ -394,6 +396,13 @@ void launch_by_head_dim(const Shape& s, const __nv_bfloat16* q, const __nv_bfloa
 template <class Wide64, class Narrow64, class Tiles128>
 void launch_by_shape(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
                      __nv_bfloat16* o, float* lse, cudaStream_t stream, const std::string& name) {
+  // v14_wide_tiles() counts the scores of v13's and v07's tiles: these must have their shapes.
+  using W = WgmmaConfig<Wide64>;
+  using N = WgmmaConfig<Narrow64>;
+  static_assert(W::Br == WgmmaConfig<V13Tiles64>::Br && W::Bc == WgmmaConfig<V13Tiles64>::Bc,
+                "the wide tiles are v13's 192 x 128");
+  static_assert(N::Br == WgmmaConfig<V07Tiles64>::Br && N::Bc == WgmmaConfig<V07Tiles64>::Bc,
+                "the narrow tiles are v07's 128 x 64");
   if (v14_wide_tiles(s)) {
     launch_by_head_dim<Wide64, Tiles128>(s, q, k, v, o, lse, stream, name);
   } else {
