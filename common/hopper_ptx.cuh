@@ -130,6 +130,20 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, i
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(x2), "r"(shared_u32(bar))
       : "memory");
 }
+/// tma_load() for a 4-D *im2col* `map` (NHWC; encode_im2col_map()): the map's pixels x channels
+/// box, its first pixel at tensor coordinates (c, w, h, n) and every pixel read `s` columns right
+/// of and `r` rows below its own place (the filter tap). Pixels past the end of a row of the
+/// map's bounding box continue at the start of the next row (and image), and what lies outside
+/// the image arrives as zeros: one instruction brings a tile of the implicit GEMM's A, padding
+/// included.
+__device__ __forceinline__ void tma_load_im2col(void* dst, const CUtensorMap* map, int c, int w, int h, int n,
+                                                std::uint16_t s, std::uint16_t r, std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+      "%5}], [%6], {%7, %8};" ::"r"(shared_u32(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(shared_u32(bar)), "h"(s), "h"(r)
+      : "memory");
+}
 #if TUT_SM90A
 /// tma_load() into every CTA of the cluster named in `cta_mask` (bit i: CTA rank i): the box
 /// lands at the same shared-memory offset in each, and completes on each one's barrier at the

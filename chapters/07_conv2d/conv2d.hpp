@@ -333,6 +333,10 @@ void launch_conv2d_v08_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, co
                                  __nv_bfloat16* y, cudaStream_t stream);
 void launch_conv2d_v09_lean_wgmma_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                       __nv_bfloat16* y, cudaStream_t stream);
+void launch_conv2d_v11_tma_im2col_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                                      __nv_bfloat16* y, cudaStream_t stream);
+void launch_conv2d_v12_tma_store_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                                     __nv_bfloat16* y, cudaStream_t stream);
 /// @}
 
 /// @name Shape limits of the versions that do not run everything
@@ -353,6 +357,9 @@ std::string supports_v07(const ConvShape& s);
 /// v08 and v09: C a multiple of 64 (a slice is 64 channels of one filter tap, one 128-byte swizzle
 /// row), and a GPU and build that can run wgmma (tut::sm90::unavailable(): sm_90a code on an sm_90 GPU).
 std::string supports_v08(const ConvShape& s);
+/// v11: v08's limits, and those of TMA's im2col map (padding and filter extents within 128 of
+/// each other, strides up to 8, a driver with cuTensorMapEncodeIm2col).
+std::string supports_v11(const ConvShape& s);
 /// v10: only C % 8 != 0 (elsewhere v07-v09 run the layer without padding).
 std::string supports_v10(const ConvShape& s);
 /// The bytes of v03's im2col matrix for `s` (C R S x N P Q floats).

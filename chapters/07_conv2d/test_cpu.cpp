@@ -270,6 +270,6 @@ TEST_CASE("the registry: unique names, layouts in the names, one launcher of the
     if (v.kernel.precision == Precision::bf16) REQUIRE(v.info.min_cc >= 80);
     (v.info.kind == tut::Kind::library ? libs : ours) += 1;
   }
-  REQUIRE(ours == 11);
+  REQUIRE(ours == 13);
   REQUIRE(libs == 4);
 }

@@ -93,7 +93,7 @@ TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
 }
 
 TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v08's and v09's wgmma path)", "[conv2d][wgmma]") {
-  // v08 and v09 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
+  // v08, v09, v11 and v12 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
   // 128, 192 and 320 (1 to 5 channel blocks per tap, more slices than pipeline stages); K = 8,
   // 20, 64, 65, 96, 128 (partial column tiles, odd K: the single-value stores); odd H and W;
   // stride 1 and 2; padding 0 to 2; 1x1, 3x3, 5x5 and R != S; N = 1 and 3; M = N P Q below 64
@@ -134,6 +134,29 @@ TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v08's and v09's wgmma p
     }
   }
   REQUIRE(ran > 0);
+}
+
+TEST_CASE("v12 where y cannot take a tensor map: v11's epilogue, still correct", "[conv2d][wgmma]") {
+  // v12 stores through a tensor map of y only where its rows are multiples of 16 bytes (K % 8 ==
+  // 0) and y starts on a 16-byte boundary; elsewhere it runs v11's kernel. Both sides here: y 4
+  // bytes past a boundary (the pair stores still apply), and K = 20 and 65 on an aligned y.
+  for (const auto& v : versions()) {
+    if (v.info.name != "v12_tma_store_bf16_nhwc") continue;
+    if (!runnable(v)) return;
+    const ConvShape aligned_k = make(2, 64, 9, 11, 24, 3, 3, 1, 1, 1, 1);
+    if (!unsupported_reason(v, aligned_k).empty()) {
+      WARN("v12_tma_store_bf16_nhwc skipped: " << unsupported_reason(v, aligned_k));
+      return;
+    }
+    conv2d::testing::require_correct(v.kernel, v.info.name, aligned_k, tut::testing::seed() + 5, {0, 0, 1});
+    conv2d::testing::require_correct(v.kernel, v.info.name, aligned_k, tut::testing::seed() + 6, {0, 0, 4});
+    for (std::int64_t k : {20, 65}) {
+      conv2d::testing::require_correct(v.kernel, v.info.name, make(1, 64, 7, 9, k, 3, 3, 1, 1, 1, 1),
+                                       tut::testing::seed() + 7);
+    }
+    return;
+  }
+  FAIL("v12_tma_store_bf16_nhwc is not registered");
 }
 
 TEST_CASE("the Winograd versions on their edge cases", "[conv2d][winograd]") {
@@ -189,6 +212,12 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   REQUIRE(supports_v07(odd_c).find("C % 8") != std::string::npos);
   REQUIRE(supports_v08(odd_c).find("C % 64") != std::string::npos);
   REQUIRE(supports_v08(make(1, 32, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 64") != std::string::npos);
+  // v11 and v12: v08's limits, and the im2col map's: box corners of 8 bits (padding up to 128).
+  REQUIRE(supports_v11(odd_c).find("C % 64") != std::string::npos);
+  const ConvShape wide_pad_shape = make(1, 64, 4, 4, 8, 3, 3, 130, 1, 1, 1);
+  const std::string wide_pad = supports_v11(wide_pad_shape);
+  if (supports_v08(wide_pad_shape).empty()) REQUIRE(wide_pad.find("8-bit box corners") != std::string::npos);
+  REQUIRE_FALSE(wide_pad.empty());
   REQUIRE(supports_v10(odd_c).empty());  // v10 exists for C % 8 != 0 ...
   REQUIRE(supports_v10(make(1, 16, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 8 == 0") != std::string::npos);  // ... only
   const ConvShape huge_filter = make(1, 1, 300, 300, 1, 200, 200, 0, 0, 1, 1);  // tile with halo > 48 KiB
@@ -205,6 +234,10 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   REQUIRE_THROWS_AS(launch_conv2d_v07_mma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
   REQUIRE_THROWS_AS(launch_conv2d_v08_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
   REQUIRE_THROWS_AS(launch_conv2d_v09_lean_wgmma_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
+                    std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v11_tma_im2col_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
+                    std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v12_tma_store_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
                     std::invalid_argument);
   // An invalid shape: every launcher refuses it.
   const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding

@@ -1,0 +1,47 @@
+/// @file
+/// @brief v12: v11 with its epilogue through shared memory and one TMA store per tile (NHWC, KRSC,
+/// bf16 in, fp32 accumulate, bf16 out; C % 64 == 0, sm_90a).
+#include <stdexcept>
+#include <string>
+
+#include "tma_im2col_kernel.cuh"
+
+namespace conv2d {
+
+/// @brief v12: the output tile through shared memory and a TMA store (bf16, sm_90a).
+///
+/// **Idea.** With the copies gone (v11), ncu's warp samples on the 56x56 layer put a third of
+/// the consumers' time (32%) in the epilogue and half in the loop over slices: a tile has only
+/// 9 slices there (C = 64, 3x3), and each thread then converts and stores 16 bf16 pairs of
+/// 4 bytes, each store instruction touching 8 rows, with long waits between them. Stage the
+/// tile instead: each thread writes its pairs into a 64 x 64 bf16 tile in shared memory (8 KiB,
+/// in the 128-byte swizzle, so the 8 rows of a store instruction fall in 8 different 16-byte
+/// chunks: no bank conflicts), and one thread hands the whole tile to the TMA unit, which
+/// writes full 128-byte lines of y and clips what lies past N P Q or K. The warpgroup goes on to
+/// the next tile's slices while the store drains (chapter 06's v16, for this kernel).
+///
+/// **Changed since v11.** The epilogue: a staged tile (8 KiB more shared memory per block; still
+/// three blocks per SM), two named barriers per tile for the consumer warpgroup (the staged
+/// tile is free, the tile is written), a tensor map of y, `cp.async.bulk.tensor` stores committed
+/// as bulk groups. Where y cannot take a tensor map (K % 8 != 0, y not 16-byte aligned) v12 runs
+/// v11's kernel.
+///
+/// **Predicted.** If a third of the consumers' time is the epilogue and the new one costs a few
+/// shared-memory stores, the 56x56 and 1x1 layers (9 and 4 slices per tile) gain 10-20% over
+/// v11, the 28x28 layer (18 slices) 5-10%, 14x14 (36 slices, 100 tiles) little.
+///
+/// **Measured.** See the chapter page.
+void launch_conv2d_v12_tma_store_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                                     __nv_bfloat16* y, cudaStream_t stream) {
+  const char* who = "v12_tma_store_bf16_nhwc";
+  require_valid(s, who);
+  const std::string why = supports_v11(s);
+  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+  if (tma_store_unavailable(s, y).empty()) {
+    launch_tma_conv<true>(who, s, x, w, y, stream);
+  } else {
+    launch_tma_conv<false>(who, s, x, w, y, stream);  // v11's kernel
+  }
+}
+
+}  // namespace conv2d
