@@ -74,7 +74,8 @@ CURRICULUM = [
      "needs": ["04", "05"], "against": "cuBLAS SGEMM and GemmEx (TF32, BF16)", "bound": "compute"},
     {"num": "07", "slug": "conv2d", "title": "Conv2d",
      "teaches": "cross-correlation vs convolution, shared tiles with a halo, register blocking, "
-                "im2col and its bytes, implicit GEMM (NHWC), Winograd F(2x2,3x3) unfused then fused, bf16 mma.sync",
+                "im2col and its bytes, implicit GEMM (NHWC), Winograd F(2x2,3x3) unfused then fused, bf16 mma.sync, "
+                "wgmma, TMA's im2col mode with a producer warp, TMA stores",
      "needs": ["06"], "against": "cuDNN forward (fp32 FMA and bf16 tensor-op math, NCHW and NHWC, "
                                  "fastest algorithm found)", "bound": "compute"},
     {"num": "08", "slug": "attention", "title": "Attention",

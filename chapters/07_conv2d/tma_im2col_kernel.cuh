@@ -52,7 +52,6 @@ struct TmaConvTiles {
 ///               (64 filters x 64 of their R S C values)
 ///     consumers per slice: wait for the stage's full barrier, 4 wgmma m64n64k16, wait for
 ///               them, release the stage (one arrival per warp on its empty barrier)
-// [kernel]
 template <bool kStoreByTma>
 __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
     conv2d_tma_im2col_bf16(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_w,
@@ -80,6 +79,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
   }
   __syncthreads();
 
+  // [producer]
   if (warp == T::kConsumers / 32) {  // the producer warp: one lane issues every load of the block
     if (lane == 0) {
       int fill = 0;  // slices issued so far: stage fill % kStages, its round fill / kStages
@@ -108,6 +108,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
     }
     return;  // nothing below waits for this warp: no block-wide barrier follows
   }
+  // [producer]
 
   // The consumers. K-major operands, 128-byte swizzle (as in v08 and v09, now written by TMA);
   // built once: a stage is kStageBytes / 16 further in the address field, a k16 step 32 / 16 = 2.
@@ -116,6 +117,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
 #pragma unroll
   for (int e = 0; e < 32; ++e) acc[e] = 0.0f;  // once: each tile's first wgmma overwrites them
   int fill = 0;
+  // [consumer]
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     for (int slice = 0; slice < slices; ++slice, ++fill) {
       const int stage = fill % kStages;
@@ -131,12 +133,14 @@ __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
       __syncwarp();  // every lane of the warp is past its wait: the warp no longer reads the stage
       if (lane == 0) mbar_arrive(&empty[stage]);
     }
+    // [consumer]
 
     // The epilogue. Lane (g, q4) = (lane / 4, lane % 4) of warp `warp` holds, per 8 columns j,
     // rows 16 warp + g and + 8, columns 8 j + 2 q4 and + 1. The next tile's slices are landing.
     keep_in_registers(acc);
     const std::int64_t row0 = static_cast<std::int64_t>(tile % tiles_m) * T::kBM;
     const int col0 = tile / tiles_m * T::kBN;
+    // [tma_store]
     if constexpr (kStoreByTma) {
       // v12: the 64 x 64 tile through shared memory, in the 128-byte swizzle (the 8 rows a store
       // instruction writes land in 8 different 16-byte chunks: no bank conflict), then one TMA
@@ -159,6 +163,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
         tma_store(&map_y, col0, static_cast<int>(row0), staged);
         bulk_commit();
       }
+      // [tma_store]
     } else {  // v09's: bf16 pairs from the registers
       const int col = col0 + 2 * (lane % 4);
       const bool pairs = d.k % 2 == 0 && reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
@@ -182,7 +187,6 @@ __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
   __trap();  // TMA and wgmma need sm_90a: supports_v11() keeps the runner from launching this elsewhere
 #endif
 }
-// [kernel]
 
 /// The tensor maps of the TMA implicit GEMM.
 struct TmaConvMaps {

@@ -89,7 +89,23 @@ TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const
 /// prediction is 15-25% less time than v09 on the three 3x3 layers: about PyTorch's NHWC time on
 /// 56x56 and 28x28.
 ///
-/// **Measured.** See the chapter page (filled in from the device run).
+/// **Measured (H200, recorded run of commit 71fb1f5).** 0.0298 ms on 56x56 (1.13x v09's
+/// 0.0338), 0.0170 on 28x28 (1.01x), 0.0162 on 14x14 (0.99x), 0.0288 on the 1x1 layer (0.99x):
+/// the prediction held on 56x56 only. ncu on 56x56 (warp samples, SASS): the consumers spend
+/// 50% of their samples in the slice loop (15% waiting for a full stage, 10% for their wgmma)
+/// and 32% in the epilogue; the producer almost never waits for an empty stage (2 samples of
+/// 2451), so the loads, not the consumers, set the pace of the loop; on 28x28, 29% of the
+/// samples wait for a full stage. Tried in development runs (H200) and dropped: one wgmma group
+/// in flight across slices (`wgmma_wait<1>`, release one slice later: 0.0306 ms on 56x56 against
+/// 0.0295-0.0300); 6 stages (2 blocks per SM: 0.0328) or 8 (1 block: 0.048); 128-pixel tiles,
+/// two consumer warpgroups sharing each filter slice (L2 traffic 187 MB instead of 210 per call:
+/// 3-5% faster on 56x56, 4% faster and 8% slower on 28x28 in two runs, 8-10% slower on 14x14;
+/// with v12's staged tiles too, 4 stages left room for one block per SM only, and it lost to
+/// v12); a per-tile rotation of the slice
+/// order, so that tiles running together read different filter slices (no gain: 0.0312 against
+/// 0.0309).
+///
+/// **What is still wrong.** A third of the consumers' time is the epilogue: v12.
 void launch_conv2d_v11_tma_im2col_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                       __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v11_tma_im2col_bf16_nhwc";
