@@ -1,6 +1,6 @@
 /// @file
-/// @brief Device helpers of this chapter's GEMM-style kernels (v07-v09): the 128-byte swizzle of v08
-/// and v09, and the bf16 versions' pair store.
+/// @brief Device helpers of this chapter's GEMM-style kernels (v07-v12): the 128-byte swizzle of v08
+/// to v12, the bf16 versions' pair store, and the 64 x 64 tile store of v09 and v11.
 ///
 /// The PTX wrappers of the pipelined and tensor-core kernels (cp.async, ldmatrix, mma.sync) are
 /// written once, for chapters 06-08, in common/ampere_ptx.cuh (namespace tut::sm80), which this
@@ -11,6 +11,8 @@
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 #include "common/ampere_ptx.cuh"
 
@@ -34,6 +36,26 @@ __device__ __forceinline__ void store_bf16_pair(__nv_bfloat16* out, int col, int
   } else {
     if (col < k_total) out[0] = __float2bfloat16_rn(v0);
     if (col + 1 < k_total) out[1] = __float2bfloat16_rn(v1);
+  }
+}
+
+/// The epilogue of v09 and v11: a warpgroup's 64 x 64 accumulators of wgmma m64n64 (lane (g, q4)
+/// = (lane / 4, lane % 4) of warp `warp` holds, per 8 columns j, rows 16 warp + g and + 8, columns
+/// 8 j + 2 q4 and + 1), rounded to bf16 and stored in pairs into y (M x K, row-major) at rows
+/// `row0` ..., columns `col0` ...; nothing past row `m_total` or column `k_total` is written.
+__device__ __forceinline__ void store_tile_bf16(const float (&acc)[32], __nv_bfloat16* y, std::int64_t row0, int col0,
+                                                std::int64_t m_total, int k_total, int warp, int lane) {
+  const int col = col0 + 2 * (lane % 4);
+  const bool pairs = k_total % 2 == 0 && reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const std::int64_t m = row0 + warp * 16 + lane / 4 + half * 8;
+    if (m >= m_total) continue;
+    __nv_bfloat16* out = y + m * k_total + col;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      store_bf16_pair(out + 8 * j, col + 8 * j, k_total, acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1], pairs);
+    }
   }
 }
 

@@ -165,18 +165,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kStoreByTma>::kThreads)
       }
       // [tma_store]
     } else {  // v09's: bf16 pairs from the registers
-      const int col = col0 + 2 * (lane % 4);
-      const bool pairs = d.k % 2 == 0 && reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const std::int64_t m = row0 + warp * 16 + lane / 4 + half * 8;
-        if (m >= m_total) continue;
-        __nv_bfloat16* out = y + m * d.k + col;
-#pragma unroll
-        for (int j = 0; j < T::kBN / 8; ++j) {
-          store_bf16_pair(out + 8 * j, col + 8 * j, d.k, acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1], pairs);
-        }
-      }
+      store_tile_bf16(acc, y, row0, col0, m_total, d.k, warp, lane);
     }
   }
   if constexpr (kStoreByTma) {

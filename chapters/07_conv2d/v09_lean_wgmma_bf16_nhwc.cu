@@ -162,19 +162,8 @@ __global__ void __launch_bounds__(kThreads)
     // The tile is done: lane (g, q4) = (lane / 4, lane % 4) of warp `warp` holds, per 8 columns
     // j, rows 16 warp + g and + 8, columns 8 j + 2 q4 and + 1. The next tile's slices are landing.
     keep_in_registers(acc);
-    const std::int64_t row0 = static_cast<std::int64_t>(tile % tiles_m) * kBM;
-    const int col = tile / tiles_m * kBN + 2 * (lane % 4);
-    const bool pairs = d.k % 2 == 0 && reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const std::int64_t m = row0 + warp * 16 + lane / 4 + half * 8;
-      if (m >= m_total) continue;
-      __nv_bfloat16* out = y + m * d.k + col;
-#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j) {
-        store_bf16_pair(out + 8 * j, col + 8 * j, d.k, acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1], pairs);
-      }
-    }
+    store_tile_bf16(acc, y, static_cast<std::int64_t>(tile % tiles_m) * kBM, tile / tiles_m * kBN, m_total, d.k, warp,
+                    lane);
     slice = 0;
     tile += gridDim.x;
   }
