@@ -337,6 +337,14 @@ void launch_conv2d_v11_tma_im2col_bf16(const ConvShape& s, const __nv_bfloat16* 
                                       __nv_bfloat16* y, cudaStream_t stream);
 void launch_conv2d_v12_tma_store_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                      __nv_bfloat16* y, cudaStream_t stream);
+void launch_conv2d_v13_shared_filters_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                                          __nv_bfloat16* y, cudaStream_t stream);
+/// v13 with its 128-pixel tiles whatever the shape (the tests run them where v13 would not).
+void launch_conv2d_v13_tile128(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                               __nv_bfloat16* y, cudaStream_t stream);
+/// v13's tile: 128 output pixels (two consumer warpgroups) where the busiest SM of a persistent
+/// grid then computes no more rows than with v12's 64, else 64.
+int v13_tile_pixels(const ConvShape& s, int sms);
 /// @}
 
 /// @name Shape limits of the versions that do not run everything

@@ -270,6 +270,20 @@ TEST_CASE("the registry: unique names, layouts in the names, one launcher of the
     if (v.kernel.precision == Precision::bf16) REQUIRE(v.info.min_cc >= 80);
     (v.info.kind == tut::Kind::library ? libs : ours) += 1;
   }
-  REQUIRE(ours == 13);
+  REQUIRE(ours == 14);
   REQUIRE(libs == 4);
+}
+
+TEST_CASE("v13's tile: 128 pixels where the busiest SM computes no more rows than with 64", "[conv2d][v13]") {
+  // On 132 SMs (an H100 or H200): the 56x56 and 1x1 layers take two warpgroups on 128-pixel tiles
+  // (784 tiles: 6 per SM, as many rows as 12 of 64); 28x28 (196 against 392 tiles: 2 x 128 > 3 x 64)
+  // and 14x14 (52 against 100) keep v12's 64-pixel tile.
+  REQUIRE(v13_tile_pixels(make(32, 64, 56, 56, 64, 3, 3, 1, 1), 132) == 128);
+  REQUIRE(v13_tile_pixels(make(32, 256, 56, 56, 64, 1, 1, 0, 1), 132) == 128);
+  REQUIRE(v13_tile_pixels(make(16, 128, 28, 28, 128, 3, 3, 1, 1), 132) == 64);
+  REQUIRE(v13_tile_pixels(make(8, 256, 14, 14, 256, 3, 3, 1, 1), 132) == 64);
+  // Few tiles on any GPU: 64; a GPU of one SM: every problem is one long queue, and 128 never
+  // costs more rows than 64.
+  REQUIRE(v13_tile_pixels(make(1, 64, 7, 5, 20, 3, 3, 1, 1), 132) == 64);
+  REQUIRE(v13_tile_pixels(make(16, 128, 28, 28, 128, 3, 3, 1, 1), 1) == 128);
 }

@@ -159,6 +159,40 @@ TEST_CASE("v12 where y cannot take a tensor map: v11's epilogue, still correct",
   FAIL("v12_tma_store_bf16_nhwc is not registered");
 }
 
+TEST_CASE("v13's 128-pixel tiles on shapes where its rule would not choose them", "[conv2d][wgmma]") {
+  // v13 takes two warpgroups on 128-pixel tiles only for large layers; the tests run that kernel
+  // everywhere: M below 128 and not a multiple of it (the TMA store clips the rows), tiles whose
+  // 128 pixels cross rows and images, stride 2, R != S, K not a multiple of 64, and K = 20 and 65
+  // (v11's stores from the registers, per warpgroup).
+  const std::vector<ConvShape> shapes = {
+      make(1, 64, 7, 5, 20, 3, 3, 1, 1, 1, 1),     make(1, 64, 11, 13, 64, 3, 3, 1, 1, 1, 1),
+      make(3, 128, 15, 13, 72, 5, 3, 2, 1, 2, 2),  make(2, 64, 17, 19, 128, 3, 3, 0, 0, 1, 1),
+      make(1, 192, 9, 11, 65, 3, 1, 1, 0, 1, 1),   make(3, 64, 75, 77, 96, 3, 3, 1, 1, 1, 1),
+  };
+  const Kernel tile128{Precision::bf16, Layout::nhwc, nullptr, launch_conv2d_v13_tile128, false};
+  const Version* v13 = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == "v13_shared_filters_bf16_nhwc") v13 = &v;
+  }
+  REQUIRE(v13 != nullptr);
+  if (!runnable(*v13)) return;
+  std::size_t ran = 0;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const ConvShape& s = shapes[i];
+    const bool small = static_cast<double>(s.output_elements()) * static_cast<double>(s.reduction()) <= 2097152.0;
+    if (tut::testing::sanitizing() && !small) continue;
+    const std::string why = unsupported_reason(*v13, s);
+    if (!why.empty()) {
+      WARN("v13's 128-pixel tiles skipped on " << shape_text(s) << ": " << why);
+      continue;
+    }
+    conv2d::testing::require_correct(tile128, "v13_shared_filters_bf16_nhwc (128-pixel tiles)", s,
+                                     tut::testing::seed() + 31 * i);
+    ++ran;
+  }
+  if (unsupported_reason(*v13, shapes[0]).empty()) REQUIRE(ran > 0);  // a GPU that runs v13 ran them
+}
+
 TEST_CASE("the Winograd versions on their edge cases", "[conv2d][winograd]") {
   // Every 3x3 stride-1 case the tiling of v05 and v06 can get wrong: padding 0 to 3 (asymmetric
   // too) with odd and even H and W (a last 2x2 tile half outside P or Q), P = 1, Q = 1, both,

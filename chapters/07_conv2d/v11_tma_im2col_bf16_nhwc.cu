@@ -35,13 +35,13 @@ std::string tma_store_unavailable(const ConvShape& s, const void* y) {
 }
 
 // [maps]
-/// The tensor maps. x (N H W C): an im2col map whose loads bring 64 pixels x 64 channels; its
+/// The tensor maps. x (N H W C): an im2col map whose loads bring `pixels` pixels x 64 channels; its
 /// bounding box is where a window's top-left corner can be, from (-pad_h, -pad_w) to
 /// (H - 1 + pad_h - (R - 1), W - 1 + pad_w - (S - 1)), walked with the convolution's strides:
 /// exactly the P x Q corners of the output pixels, in their order. w (K x R S C): a tiled map of
 /// 64 x 64 boxes. Both with the 128-byte swizzle that wgmma's descriptors expect.
 TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
-                               const __nv_bfloat16* y) {
+                               const __nv_bfloat16* y, int pixels) {
   const char* who = "the TMA implicit GEMM (v11, v12)";
   const auto u = [](std::int64_t v) { return static_cast<cuuint64_t>(v); };
   const cuuint64_t x_dims[4] = {u(s.c), u(s.w), u(s.h), u(s.n)};  // innermost first
@@ -50,8 +50,8 @@ TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const
   const int upper[2] = {static_cast<int>(s.pad_w - (s.s - 1)), static_cast<int>(s.pad_h - (s.r - 1))};
   const cuuint32_t x_steps[4] = {1, static_cast<cuuint32_t>(s.stride_w), static_cast<cuuint32_t>(s.stride_h), 1};
   TmaConvMaps maps;
-  maps.x = tut::encode_im2col_map(who, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, x, x_dims, x_strides, lower, upper, 64, 64,
-                                  x_steps, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  maps.x = tut::encode_im2col_map(who, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, x, x_dims, x_strides, lower, upper, 64,
+                                  static_cast<cuuint32_t>(pixels), x_steps, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const std::int64_t l = s.r * s.s * s.c;
   const cuuint64_t w_dims[2] = {u(l), u(s.k)}, w_strides[1] = {u(l * 2)};
   const cuuint32_t box[2] = {64, 64}, ones[2] = {1, 1};
@@ -112,7 +112,7 @@ void launch_conv2d_v11_tma_im2col_bf16(const ConvShape& s, const __nv_bfloat16* 
   require_valid(s, who);
   const std::string why = supports_v11(s);
   if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
-  launch_tma_conv<false>(who, s, x, w, y, stream);  // v09's epilogue
+  launch_tma_conv<1, 4, false>(who, s, x, w, y, stream);  // one warpgroup, 4 stages (3 blocks per SM), v09's epilogue
 }
 
 }  // namespace conv2d

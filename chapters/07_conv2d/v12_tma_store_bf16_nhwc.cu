@@ -52,9 +52,9 @@ void launch_conv2d_v12_tma_store_bf16(const ConvShape& s, const __nv_bfloat16* x
   if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
   // [launch]
   if (tma_store_unavailable(s, y).empty()) {
-    launch_tma_conv<true>(who, s, x, w, y, stream);
+    launch_tma_conv<1, 4, true>(who, s, x, w, y, stream);
   } else {
-    launch_tma_conv<false>(who, s, x, w, y, stream);  // v11's kernel
+    launch_tma_conv<1, 4, false>(who, s, x, w, y, stream);  // v11's kernel
   }
   // [launch]
 }
