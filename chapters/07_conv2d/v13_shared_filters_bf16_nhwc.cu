@@ -43,10 +43,12 @@ int v13_tile_pixels(const ConvShape& s, int sms) {
 /// faster on 56x56) and the 25% fewer bytes: 4-8% less time than v12 on 56x56 and the 1x1 layer;
 /// the other two layers run v12's kernel.
 ///
-/// **Measured (H200, development runs of this kernel).** 0.0236-0.0238 ms on 56x56 against v12's
-/// 0.0261-0.0265 (1.11x: better than predicted); the 1x1 layer only 1.01-1.02x; 28x28 and 14x14
-/// v12's kernel. ncu on 56x56: 164 MB of L2 traffic against v12's 181. Two stages with three
-/// blocks per SM lost (0.0255 ms on 56x56).
+/// **Measured (H200, recorded run of commit 41dc12c).** 0.0241 ms on 56x56 against v12's 0.0273
+/// (1.13x, 306 TFLOP/s: better than predicted; 1.11x in two development runs before it); the 1x1
+/// layer only 1.00x; 28x28 and 14x14 run v12's kernel. ncu on 56x56: 164 MB of L2 traffic against
+/// v12's 181; 31% of the warp samples wait for a full stage. Against PyTorch's NHWC bf16 in the
+/// same call: 1.13x on 56x56, 0.99x on 28x28. Two stages with three blocks per SM lost (0.0255 ms
+/// on 56x56 in development).
 void launch_conv2d_v13_shared_filters_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                           __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v13_shared_filters_bf16_nhwc";
