@@ -208,6 +208,10 @@ TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const
 /// N P Q below 2^31: int coordinates), else why not (v12 then stores as v11 does).
 std::string tma_store_unavailable(const ConvShape& s, const void* y);
 
+/// Throws std::invalid_argument naming `who` unless the TMA kernels can run `s` (a valid shape
+/// that supports_v11() accepts). Every launcher of v11-v13 calls it first.
+void require_tma_conv(const ConvShape& s, const char* who);
+
 /// Launches conv2d_tma_im2col_bf16<kGroups, kStages, kStoreByTma> on a persistent grid (as many
 /// blocks as fit, at most one per tile); `who` names the version in errors. The caller checked
 /// supports_v11().
@@ -227,5 +231,19 @@ void launch_tma_conv(const char* who, const ConvShape& s, const __nv_bfloat16* x
   kernel<<<static_cast<unsigned>(grid), T::kThreads, T::kSmemBytes, stream>>>(maps.x, maps.w, maps.y, dims_of(s), y);
   CUDA_CHECK_LAUNCH();
 }
+
+// [store_choice]
+/// v12's and v13's launch: the output through shared memory and TMA stores where y can take a
+/// tensor map, else v11's stores from the registers.
+template <int kGroups, int kStages>
+void launch_tma_conv_stored(const char* who, const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                            __nv_bfloat16* y, cudaStream_t stream) {
+  if (tma_store_unavailable(s, y).empty()) {
+    launch_tma_conv<kGroups, kStages, true>(who, s, x, w, y, stream);
+  } else {
+    launch_tma_conv<kGroups, kStages, false>(who, s, x, w, y, stream);
+  }
+}
+// [store_choice]
 
 }  // namespace conv2d

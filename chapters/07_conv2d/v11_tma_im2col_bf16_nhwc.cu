@@ -27,6 +27,12 @@ std::string supports_v11(const ConvShape& s) {
   return "";
 }
 
+void require_tma_conv(const ConvShape& s, const char* who) {
+  require_valid(s, who);
+  const std::string why = supports_v11(s);
+  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+}
+
 std::string tma_store_unavailable(const ConvShape& s, const void* y) {
   if (s.k % 8 != 0) return "K % 8 != 0 (a tensor map's rows are multiples of 16 bytes)";
   if (reinterpret_cast<std::uintptr_t>(y) % 16 != 0) return "y is not 16-byte aligned";
@@ -109,9 +115,7 @@ TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const
 void launch_conv2d_v11_tma_im2col_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                       __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v11_tma_im2col_bf16_nhwc";
-  require_valid(s, who);
-  const std::string why = supports_v11(s);
-  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+  require_tma_conv(s, who);
   launch_tma_conv<1, 4, false>(who, s, x, w, y, stream);  // one warpgroup, 4 stages (3 blocks per SM), v09's epilogue
 }
 

@@ -1,9 +1,6 @@
 /// @file
 /// @brief v12: v11 with its epilogue through shared memory and one TMA store per tile (NHWC, KRSC,
 /// bf16 in, fp32 accumulate, bf16 out; C % 64 == 0, sm_90a).
-#include <stdexcept>
-#include <string>
-
 #include "tma_im2col_kernel.cuh"
 
 namespace conv2d {
@@ -41,21 +38,14 @@ namespace conv2d {
 /// v12 is at 0.98x and 0.95x. Tried in development runs: three stages and four blocks per SM
 /// (the same on 56x56, 9% slower on 14x14).
 ///
-/// **What is still wrong.** Now the consumers wait for data: 28% of the samples. The next steps
-/// would bring more bytes per SM in flight or fewer per output (two consumers sharing the filter
-/// slices helped by 3-5% on v11's epilogue; TMA multicast of the filters across a cluster).
+/// **What is still wrong.** Now the consumers wait for data: 28% of the samples. Fewer bytes per
+/// output: v13.
 void launch_conv2d_v12_tma_store_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                      __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v12_tma_store_bf16_nhwc";
-  require_valid(s, who);
-  const std::string why = supports_v11(s);
-  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+  require_tma_conv(s, who);
   // [launch]
-  if (tma_store_unavailable(s, y).empty()) {
-    launch_tma_conv<1, 4, true>(who, s, x, w, y, stream);
-  } else {
-    launch_tma_conv<1, 4, false>(who, s, x, w, y, stream);  // v11's kernel
-  }
+  launch_tma_conv_stored<1, 4>(who, s, x, w, y, stream);  // one warpgroup, 4 stages: 3 blocks per SM
   // [launch]
 }
 

@@ -3,8 +3,6 @@
 /// consumer warpgroups share each slice of the filters, so fewer bytes cross from L2 per output
 /// (NHWC, KRSC, bf16 in, fp32 accumulate, bf16 out; C % 64 == 0, sm_90a).
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 #include "tma_im2col_kernel.cuh"
 
@@ -52,21 +50,12 @@ int v13_tile_pixels(const ConvShape& s, int sms) {
 void launch_conv2d_v13_shared_filters_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                           __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v13_shared_filters_bf16_nhwc";
-  require_valid(s, who);
-  const std::string why = supports_v11(s);
-  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
+  require_tma_conv(s, who);
   // [launch]
-  const bool by_tma = tma_store_unavailable(s, y).empty();
   if (v13_tile_pixels(s, sm_count()) == 128) {
-    if (by_tma) {
-      launch_tma_conv<2, 3, true>(who, s, x, w, y, stream);  // two warpgroups, 3 stages: 2 blocks per SM
-    } else {
-      launch_tma_conv<2, 3, false>(who, s, x, w, y, stream);
-    }
-  } else if (by_tma) {
-    launch_tma_conv<1, 4, true>(who, s, x, w, y, stream);  // v12's kernel
+    launch_tma_conv_stored<2, 3>(who, s, x, w, y, stream);  // two warpgroups, 3 stages: 2 blocks per SM
   } else {
-    launch_tma_conv<1, 4, false>(who, s, x, w, y, stream);  // v11's
+    launch_tma_conv_stored<1, 4>(who, s, x, w, y, stream);  // v12's kernel
   }
   // [launch]
 }
@@ -74,14 +63,8 @@ void launch_conv2d_v13_shared_filters_bf16(const ConvShape& s, const __nv_bfloat
 void launch_conv2d_v13_tile128(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v13_shared_filters_bf16_nhwc (128-pixel tiles)";
-  require_valid(s, who);
-  const std::string why = supports_v11(s);
-  if (!why.empty()) throw std::invalid_argument(std::string(who) + ": " + why);
-  if (tma_store_unavailable(s, y).empty()) {
-    launch_tma_conv<2, 3, true>(who, s, x, w, y, stream);
-  } else {
-    launch_tma_conv<2, 3, false>(who, s, x, w, y, stream);
-  }
+  require_tma_conv(s, who);
+  launch_tma_conv_stored<2, 3>(who, s, x, w, y, stream);
 }
 
 }  // namespace conv2d
