@@ -24,6 +24,15 @@ void* driver_entry_point(const char* name) {
   return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? p : nullptr;
 }
 
+/// Throws, naming `who`, where the driver lacks `encoder` (`fn` is null) or refused the arguments.
+void check_encoded(const char* who, const char* encoder, const void* fn, CUresult r) {
+  if (fn == nullptr) throw std::runtime_error(std::string(who) + ": the CUDA driver does not provide " + encoder);
+  if (r != CUDA_SUCCESS) {
+    throw CudaError(format_call_error(__FILE__, __LINE__, encoder,
+                                      std::string(who) + ": CUresult " + std::to_string(static_cast<int>(r))));
+  }
+}
+
 }  // namespace
 
 EncodeTiled encode_tiled() {
@@ -41,16 +50,12 @@ CUtensorMap encode_tiled_map(const char* who, CUtensorMapDataType type, cuuint32
                              const cuuint32_t* element_strides, CUtensorMapSwizzle swizzle,
                              CUtensorMapL2promotion promotion) {
   const EncodeTiled encode = encode_tiled();
-  if (encode == nullptr) {
-    throw std::runtime_error(std::string(who) + ": the CUDA driver does not provide cuTensorMapEncodeTiled");
-  }
-  CUtensorMap map;
-  const CUresult r = encode(&map, type, rank, const_cast<void*>(base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw CudaError(format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeTiled",
-                                      std::string(who) + ": CUresult " + std::to_string(static_cast<int>(r))));
-  }
+  CUtensorMap map{};
+  const CUresult r = encode == nullptr ? CUDA_ERROR_NOT_SUPPORTED
+                                       : encode(&map, type, rank, const_cast<void*>(base), dims, strides, box,
+                                                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
+                                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  check_encoded(who, "cuTensorMapEncodeTiled", reinterpret_cast<const void*>(encode), r);
   return map;
 }
 
@@ -59,17 +64,12 @@ CUtensorMap encode_im2col_map(const char* who, CUtensorMapDataType type, cuuint3
                               cuuint32_t channels, cuuint32_t pixels, const cuuint32_t* element_strides,
                               CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion) {
   const EncodeIm2col encode = encode_im2col();
-  if (encode == nullptr) {
-    throw std::runtime_error(std::string(who) + ": the CUDA driver does not provide cuTensorMapEncodeIm2col");
-  }
-  CUtensorMap map;
-  const CUresult r = encode(&map, type, rank, const_cast<void*>(base), dims, strides, lower, upper, channels, pixels,
-                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    throw CudaError(format_call_error(__FILE__, __LINE__, "cuTensorMapEncodeIm2col",
-                                      std::string(who) + ": CUresult " + std::to_string(static_cast<int>(r))));
-  }
+  CUtensorMap map{};
+  const CUresult r = encode == nullptr ? CUDA_ERROR_NOT_SUPPORTED
+                                       : encode(&map, type, rank, const_cast<void*>(base), dims, strides, lower, upper,
+                                                channels, pixels, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                                swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  check_encoded(who, "cuTensorMapEncodeIm2col", reinterpret_cast<const void*>(encode), r);
   return map;
 }
 

@@ -365,8 +365,8 @@ std::string supports_v07(const ConvShape& s);
 /// v08 and v09: C a multiple of 64 (a slice is 64 channels of one filter tap, one 128-byte swizzle
 /// row), and a GPU and build that can run wgmma (tut::sm90::unavailable(): sm_90a code on an sm_90 GPU).
 std::string supports_v08(const ConvShape& s);
-/// v11: v08's limits, and those of TMA's im2col map (padding and filter extents within 128 of
-/// each other, strides up to 8, a driver with cuTensorMapEncodeIm2col).
+/// v11-v13: v08's limits, and those of TMA's im2col map (padding and filter extents within 128
+/// of each other, strides up to 8, P Q below 2^31, a driver with cuTensorMapEncodeIm2col).
 std::string supports_v11(const ConvShape& s);
 /// v10: only C % 8 != 0 (elsewhere v07-v09 run the layer without padding).
 std::string supports_v10(const ConvShape& s);

@@ -93,7 +93,7 @@ TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
 }
 
 TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v08's and v09's wgmma path)", "[conv2d][wgmma]") {
-  // v08, v09, v11 and v12 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
+  // v08, v09 and v11-v13 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
   // 128, 192 and 320 (1 to 5 channel blocks per tap, more slices than pipeline stages); K = 8,
   // 20, 64, 65, 96, 128 (partial column tiles, odd K: the single-value stores); odd H and W;
   // stride 1 and 2; padding 0 to 2; 1x1, 3x3, 5x5 and R != S; N = 1 and 3; M = N P Q below 64
@@ -246,12 +246,15 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   REQUIRE(supports_v07(odd_c).find("C % 8") != std::string::npos);
   REQUIRE(supports_v08(odd_c).find("C % 64") != std::string::npos);
   REQUIRE(supports_v08(make(1, 32, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 64") != std::string::npos);
-  // v11 and v12: v08's limits, and the im2col map's: box corners of 8 bits (padding up to 128).
+  // v11-v13: v08's limits, and the im2col map's: box corners of 8 bits (padding up to 128).
   REQUIRE(supports_v11(odd_c).find("C % 64") != std::string::npos);
   const ConvShape wide_pad_shape = make(1, 64, 4, 4, 8, 3, 3, 130, 1, 1, 1);
   const std::string wide_pad = supports_v11(wide_pad_shape);
   if (supports_v08(wide_pad_shape).empty()) REQUIRE(wide_pad.find("8-bit box corners") != std::string::npos);
   REQUIRE_FALSE(wide_pad.empty());
+  const ConvShape huge_image = make(1, 64, 50000, 50000, 8, 1, 1, 0, 0, 1, 1);  // P Q = 2.5e9 (no memory needed)
+  if (supports_v08(huge_image).empty()) REQUIRE(supports_v11(huge_image).find("P Q above 2^31") != std::string::npos);
+  REQUIRE_FALSE(supports_v11(huge_image).empty());
   REQUIRE(supports_v10(odd_c).empty());  // v10 exists for C % 8 != 0 ...
   REQUIRE(supports_v10(make(1, 16, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 8 == 0") != std::string::npos);  // ... only
   const ConvShape huge_filter = make(1, 1, 300, 300, 1, 200, 200, 0, 0, 1, 1);  // tile with halo > 48 KiB
@@ -273,6 +276,9 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
                     std::invalid_argument);
   REQUIRE_THROWS_AS(launch_conv2d_v12_tma_store_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
                     std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v13_shared_filters_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
+                    std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v13_tile128(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
   // An invalid shape: every launcher refuses it.
   const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding
   for (const auto& v : versions()) {

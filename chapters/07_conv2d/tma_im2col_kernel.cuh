@@ -116,6 +116,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kGroups, kStages, kStoreByTma>::k
   // The consumers: warpgroup `group` multiplies rows 64 group ... of A's slice by all of B's.
   // K-major operands, 128-byte swizzle (as in v08 and v09, now written by TMA); built once: a
   // stage is kStageBytes / 16 further in the address field, a k16 step 32 / 16 = 2.
+  // (With one warpgroup these are constants, and v11's and v12's code is what it was before v13.)
   const int group = kGroups == 1 ? 0 : warp / 4, gw = kGroups == 1 ? warp : warp % 4;  // and the warp in it
   const std::uint64_t desc_a = smem_desc(smem + group * 64 * 128, 16, 1024);
   const std::uint64_t desc_b = smem_desc(smem + T::kABytes, 16, 1024);
@@ -196,12 +197,12 @@ __global__ void __launch_bounds__(TmaConvTiles<kGroups, kStages, kStoreByTma>::k
 struct TmaConvMaps {
   CUtensorMap x;  ///< im2col map of the input: loads of 64 kGroups pixels x 64 channels
   CUtensorMap w;  ///< tiled map of the filters (K x R S C): 64 x 64 boxes
-  CUtensorMap y;  ///< tiled map of the output (N P Q x K): 64 x 64 boxes (v12's stores; else unused)
+  CUtensorMap y;  ///< tiled map of the output (N P Q x K): 64 x 64 boxes (v12's and v13's stores; else unused)
 };
 
-/// Builds the maps, x's for loads of `pixels` pixels and y's when `y` is not null (implemented in
-/// v11_tma_im2col_bf16_nhwc.cu).
-TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+/// Builds the maps, x's for loads of `pixels` pixels and y's when `y` is not null; errors name
+/// `who` (implemented in v11_tma_im2col_bf16_nhwc.cu).
+TmaConvMaps make_tma_conv_maps(const char* who, const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                const __nv_bfloat16* y, int pixels);
 
 /// "" if v12 can store y with TMA (K % 8 == 0 and y 16-byte aligned: a tensor map's rows and base;
@@ -222,7 +223,7 @@ void launch_tma_conv(const char* who, const ConvShape& s, const __nv_bfloat16* x
   require_16_byte_aligned(x, w, who);  // a tensor map's base: 16-byte aligned
   const std::int64_t tiles = (s.n * s.p() * s.q() + T::kBM - 1) / T::kBM * ((s.k + T::kBN - 1) / T::kBN);
   if (tiles > INT_MAX) throw std::invalid_argument(std::string(who) + ": too many tiles for an int");
-  const TmaConvMaps maps = make_tma_conv_maps(s, x, w, kStoreByTma ? y : nullptr, T::kBM);
+  const TmaConvMaps maps = make_tma_conv_maps(who, s, x, w, kStoreByTma ? y : nullptr, T::kBM);
   const auto kernel = conv2d_tma_im2col_bf16<kGroups, kStages, kStoreByTma>;
   tut::allow_dynamic_smem(kernel, T::kSmemBytes);  // once, outside the timed runs
   int per_sm = 0;

@@ -23,6 +23,7 @@ std::string supports_v11(const ConvShape& s) {
   }
   if (s.r > 256 || s.s > 256) return "the im2col load takes filter offsets of 8 bits (R, S <= 256)";
   if (s.stride_h > 8 || s.stride_w > 8) return "the im2col tensor map walks with strides up to 8";
+  if (s.p() * s.q() > INT_MAX) return "P Q above 2^31 (the producer's pixel index within an image is an int)";
   if (tut::encode_im2col() == nullptr) return "the CUDA driver does not provide cuTensorMapEncodeIm2col";
   return "";
 }
@@ -46,9 +47,8 @@ std::string tma_store_unavailable(const ConvShape& s, const void* y) {
 /// (H - 1 + pad_h - (R - 1), W - 1 + pad_w - (S - 1)), walked with the convolution's strides:
 /// exactly the P x Q corners of the output pixels, in their order. w (K x R S C): a tiled map of
 /// 64 x 64 boxes. Both with the 128-byte swizzle that wgmma's descriptors expect.
-TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+TmaConvMaps make_tma_conv_maps(const char* who, const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                const __nv_bfloat16* y, int pixels) {
-  const char* who = "the TMA implicit GEMM (v11, v12)";
   const auto u = [](std::int64_t v) { return static_cast<cuuint64_t>(v); };
   const cuuint64_t x_dims[4] = {u(s.c), u(s.w), u(s.h), u(s.n)};  // innermost first
   const cuuint64_t x_strides[3] = {u(s.c * 2), u(s.w * s.c * 2), u(s.h * s.w * s.c * 2)};
@@ -57,14 +57,15 @@ TmaConvMaps make_tma_conv_maps(const ConvShape& s, const __nv_bfloat16* x, const
   const cuuint32_t x_steps[4] = {1, static_cast<cuuint32_t>(s.stride_w), static_cast<cuuint32_t>(s.stride_h), 1};
   TmaConvMaps maps;
   maps.x = tut::encode_im2col_map(who, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, x, x_dims, x_strides, lower, upper, 64,
-                                  static_cast<cuuint32_t>(pixels), x_steps, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+                                  static_cast<cuuint32_t>(pixels), x_steps, CU_TENSOR_MAP_SWIZZLE_128B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   const std::int64_t l = s.r * s.s * s.c;
   const cuuint64_t w_dims[2] = {u(l), u(s.k)}, w_strides[1] = {u(l * 2)};
   const cuuint32_t box[2] = {64, 64}, ones[2] = {1, 1};
   maps.w = tut::encode_tiled_map(who, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, w, w_dims, w_strides, box, ones,
                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   maps.y = maps.w;     // a valid map, which v11's kernel does not use
-  if (y != nullptr) {  // v12: y (N P Q x K) in 64 x 64 boxes, for the TMA stores of its epilogue
+  if (y != nullptr) {  // v12, v13: y (N P Q x K) in 64 x 64 boxes, for the TMA stores of the epilogue
     const cuuint64_t y_dims[2] = {u(s.k), u(s.n * s.p() * s.q())}, y_strides[1] = {u(s.k * 2)};
     maps.y = tut::encode_tiled_map(who, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, y, y_dims, y_strides, box, ones,
                                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE);
