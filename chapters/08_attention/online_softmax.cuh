@@ -56,6 +56,20 @@ __device__ __forceinline__ float rescale_factor(float m_old, float m_new) {
 }
 // [rescale]
 
+/// v16's threshold, base 2: the running max moves only when a tile's max exceeds it by more.
+constexpr float kLazyRescaleLog2 = 8.0f;
+
+/// v16's running max after a tile whose max is `tile_max` (base 2): m while the tile stays within
+/// kLazyRescaleLog2 above it, else the new max (and from -inf, whatever the tile brings). Any
+/// shift works as long as l, O and lse use the same one, so keeping m only lets the tile's P
+/// values reach 2^8 (fp32 and bf16 hold that with the same relative precision), and O is then
+/// rescaled only in the tiles that move m: a factor of exactly 1 skips the rescale.
+// [lazy_max]
+__device__ __forceinline__ float lazy_max(float m, float tile_max) {
+  return tile_max - m > kLazyRescaleLog2 ? tile_max : m;  // -inf - -inf is NaN: m stays -inf
+}
+// [lazy_max]
+
 /// 1 / l, or 0 for a row that saw no key (l = 0): its output is then 0, as defined.
 __device__ __forceinline__ float inverse_sum(float l) { return l > 0.0f ? 1.0f / l : 0.0f; }
 

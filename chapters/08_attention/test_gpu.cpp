@@ -1,6 +1,7 @@
 // GPU tests of chapter 08: every registered version (and cuBLAS) against the CPU reference over
-// the shape sweep, with large-magnitude inputs, rows whose largest scores come last, rows that see
-// no key, unsupported head dimensions, fresh seeds, and beyond 2^31 elements ([large]).
+// the shape sweep, with large-magnitude inputs, rows whose largest scores come last (or rise
+// slowly), rows that see no key, unsupported head dimensions, fresh seeds, and beyond 2^31
+// elements ([large]).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -82,11 +83,11 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v15 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v16 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
-                            launch_attention_v15_descriptor_steps}) {
+                            launch_attention_v15_descriptor_steps, launch_attention_v16_lazy_rescale}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -94,7 +95,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v15: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v16: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -115,6 +116,25 @@ TEST_CASE("large-magnitude inputs (scores of several hundred) give no NaN or Inf
     DYNAMIC_SECTION(v.info.name) {
       for (const Shape& s : shapes) {
         if (runnable(v, s)) require_correct(v.kernel, workspace_of(v, s), v.info.name, s, tut::testing::seed() + 2, big);
+      }
+    }
+  }
+}
+
+TEST_CASE("rows whose scores rise slowly: a lazy running max lets P grow to 2^8 between its moves",
+          "[attention][magnitude]") {
+  // A rise of 70 (about 100 in base 2) over 4096 keys: 1.6 per 64 keys, 3.1 per 128, so v16's max
+  // (lazy_max()) stays put for several tiles while the tiles' P values climb towards 2^8, then
+  // jumps; the other versions move it at every tile. Both must give the same O and lse.
+  std::vector<Shape> shapes = {{1, 2, 64, 4096, 64, false}, {1, 1, 64, 4096, 128, true}};
+  if (tut::testing::sanitizing()) shapes = {{1, 1, 16, 1024, 64, false}};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (const Shape& s : shapes) {
+        if (!runnable(v, s)) continue;
+        const auto in = attention::testing::rising_scores(s, v.kernel.precision, tut::testing::seed() + 5, 70.0f);
+        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
+                                               "slowly rising scores, seed " + std::to_string(tut::testing::seed() + 5));
       }
     }
   }

@@ -216,13 +216,14 @@ inline void require_correct(const Kernel& kern, double workspace_bytes, const st
 
 /// Inputs whose largest scores come last in every row: Q and K positive, key j's scale growing
 /// from 1 to 31 along the sequence. A max taken over the first tile only is ~1/30 of the row's:
-/// exp of the later scores overflows (scores reach ~250 at D = 64).
-inline Inputs rising_scores(const Shape& s, Precision p, std::uint64_t seed) {
+/// exp of the later scores overflows (scores reach ~250 at D = 64). With `rise` the scores grow
+/// by about that much (natural units) from the first key to the last instead of ~240.
+inline Inputs rising_scores(const Shape& s, Precision p, std::uint64_t seed, float rise = 240.0f) {
   Inputs in;
   in.q = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sq * s.d), tut::derive_seed(seed, 3), 0.5f, 1.5f);
   in.k = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), tut::derive_seed(seed, 4), 0.5f, 1.5f);
   in.v = tut::random_floats(static_cast<std::size_t>(s.heads() * s.sk * s.d), tut::derive_seed(seed, 5), -1.0f, 1.0f);
-  const float growth = 30.0f * 8.0f / std::sqrt(static_cast<float>(s.d));  // the same score range for every D
+  const float growth = rise / std::sqrt(static_cast<float>(s.d));  // the same score range for every D
   for (std::int64_t bh = 0; bh < s.heads(); ++bh)
     for (std::int64_t j = 0; j < s.sk; ++j)
       for (std::int64_t c = 0; c < s.d; ++c) {

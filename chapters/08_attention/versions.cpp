@@ -71,6 +71,10 @@ const std::vector<Version>& versions() {
                                 "constant for every k-step",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v15_descriptor_steps}, 0.0, unsupported_v7, nullptr},
+      {{"v16_lazy_rescale", "v15 with a lazy running max: it moves only when a tile exceeds it by more than 2^8, so O "
+                            "is rescaled in few tiles",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v16_lazy_rescale}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

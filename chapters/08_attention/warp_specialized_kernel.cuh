@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
             if (!visible) sc[i] = -INFINITY;
           }
         }
-        softmax_tile<Bc>(sc, m, l, factor, scale_log2);
+        softmax_tile<Bc, T::kLazyRescale>(sc, m, l, factor, scale_log2);
       };
       // O moves to the new running max: only if a row of this warp has one (factor == 1 exactly
       // when it has not).

@@ -42,6 +42,9 @@ struct WgmmaTiles {
   /// v15: each wgmma descriptor built once per tile and advanced by a constant for every k-step;
   /// false (v07-v14): built from its address for every k-step.
   static constexpr bool advance_descriptors = false;
+  /// v16: a row's running max moves only when a tile raises it by more than kLazyRescaleLog2
+  /// (base 2), so that O is rescaled in few tiles; false (v07-v15): the max of every tile seen.
+  static constexpr bool lazy_rescale = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -58,6 +61,7 @@ struct WgmmaConfig {
   static constexpr bool kOverlap = Tiles::overlap;            ///< v10's softmax beside its own P V
   static constexpr bool kPersistent = Tiles::persistent;      ///< v13's grid: one block per SM
   static constexpr bool kAdvanceDescriptors = Tiles::advance_descriptors;  ///< v15's descriptors
+  static constexpr bool kLazyRescale = Tiles::lazy_rescale;  ///< v16's running max
   static constexpr int Br = 64 * kConsumers;               ///< query rows per block
   static constexpr int Bc = Tiles::keys_per_tile;          ///< keys per tile: the n of S's wgmma
   static constexpr int kStages = Tiles::stages;            ///< K/V tiles resident in shared memory
@@ -145,8 +149,9 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32
 /// row's other scores are in the 3 other lanes of its quad. On return s holds P = 2^(s scale_log2
 /// - m_new), `m` the new running max (base 2), `l` this lane's share of the running sum, and
 /// `alpha` the factor that moves O from the old max to the new one (as attend_tile() in v04-v06).
+/// kLazy (v16): the running max moves only past kLazyRescaleLog2 above it (lazy_max()).
 // [softmax]
-template <int kBc>
+template <int kBc, bool kLazy = false>
 __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2], float (&l)[2], float (&alpha)[2],
                                              float scale_log2) {
 #pragma unroll
@@ -155,7 +160,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 #pragma unroll
     for (int j = 0; j < kBc / 8; ++j) mx4[j % 4] = fmaxf(mx4[j % 4], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
     const float mx = group_max<4>(fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]))) * scale_log2;
-    const float m_new = fmaxf(m[h], mx);
+    const float m_new = kLazy ? lazy_max(m[h], mx) : fmaxf(m[h], mx);
     alpha[h] = rescale_factor(m[h], m_new);
     const float shift = exp_shift(m_new);
     float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -181,7 +186,7 @@ constexpr bool same_wgmma_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
          A::consumers == B::consumers && A::persistent == B::persistent &&
-         A::advance_descriptors == B::advance_descriptors;
+         A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale;
 }
 
 // [v07_config]
@@ -271,5 +276,20 @@ struct V15Tiles128 : V13Tiles128 {
   static constexpr bool advance_descriptors = true;  ///< one descriptor per operand and tile
 };
 // [v15_config]
+
+// [v16_config]
+/// v16's tiles: v15's, with the lazy running max (lazy_max()).
+struct V16Tiles64 : V15Tiles64 {
+  static constexpr bool lazy_rescale = true;  ///< the max moves only by more than 2^8
+};
+/// v16's 128-row tiles at D = 64, where v14 takes v07's (v14_wide_tiles()).
+struct V16Narrow64 : V15Narrow64 {
+  static constexpr bool lazy_rescale = true;  ///< the max moves only by more than 2^8
+};
+/// v16's tiles at D = 128.
+struct V16Tiles128 : V15Tiles128 {
+  static constexpr bool lazy_rescale = true;  ///< the max moves only by more than 2^8
+};
+// [v16_config]
 
 }  // namespace attention
