@@ -75,6 +75,10 @@ const std::vector<Version>& versions() {
                             "is rescaled in few tiles",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v16_lazy_rescale}, 0.0, unsupported_v7, nullptr},
+      {{"v17_double_q", "v16 with two Q tiles on the persistent grid at D = 64: the next item's Q loads while this "
+                        "item's is in use",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v17_double_q}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

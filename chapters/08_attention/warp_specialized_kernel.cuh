@@ -49,11 +49,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   constexpr int D = T::D, Br = T::Br, Bc = T::Bc, S = T::kStages;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = align_1024(smem_raw);  // Q | S x [ K | V ] | barriers, tiles in 64-column boxes
-  unsigned char* q_tile = smem;
-  const auto k_tile = [&](int stage) { return smem + T::kQBytes + stage * 2 * T::kKVBytes; };
-  const auto v_tile = [&](int stage) { return smem + T::kQBytes + stage * 2 * T::kKVBytes + T::kKVBytes; };
-  auto* q_full = reinterpret_cast<std::uint64_t*>(smem + T::kQBytes + 2 * S * T::kKVBytes);
-  std::uint64_t* k_full = q_full + 1;
+  constexpr int QB = T::kQBuffers;  // Q tiles resident: 1, or (v17) 2, one per item in turn
+  const auto q_tile = [&](int buffer) { return smem + buffer * T::kQBytes; };
+  const auto k_tile = [&](int stage) { return smem + QB * T::kQBytes + stage * 2 * T::kKVBytes; };
+  const auto v_tile = [&](int stage) { return smem + QB * T::kQBytes + stage * 2 * T::kKVBytes + T::kKVBytes; };
+  auto* q_full = reinterpret_cast<std::uint64_t*>(smem + QB * T::kQBytes + 2 * S * T::kKVBytes);
+  std::uint64_t* k_full = q_full + QB;
   std::uint64_t* v_full = k_full + S;
   std::uint64_t* k_empty = v_full + S;
   std::uint64_t* v_empty = k_empty + S;
@@ -80,8 +81,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const int group = static_cast<int>(threadIdx.x) / 128;  // below kConsumers: consumers; kConsumers: the producer
 
   if (threadIdx.x == 0) {
-    mbar_init(q_full, 1);
-    mbar_init(q_empty, 4 * T::kConsumers);  // one arrival per consumer warp, after its last S of an item
+    for (int b = 0; b < QB; ++b) {
+      mbar_init(&q_full[b], 1);
+      mbar_init(&q_empty[b], 4 * T::kConsumers);  // one arrival per consumer warp, after its last S of an item
+    }
     for (int s = 0; s < S; ++s) {
       mbar_init(&k_full[s], 1);                   // the producer's arrive.expect_tx (and the bytes)
       mbar_init(&v_full[s], 1);
@@ -105,9 +108,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         int bh = 0, row0 = 0, rows_valid = 0;
         const int tiles = item(w, bh, row0, rows_valid);
         if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
-        if (q_fills > 0) mbar_wait(q_empty, (q_fills - 1) % 2);  // v13: the previous item's Q is read
-        mbar_arrive_expect_tx(q_full, T::kQBytes);
-        for (int b = 0; b < T::kBoxes; ++b) tma_load_3d(q_tile + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, q_full);
+        // v13: the previous item's Q is read (v17: the one before it, which used this buffer)
+        const int qb = q_fills % QB;
+        if (q_fills >= QB) mbar_wait(&q_empty[qb], (q_fills / QB - 1) % 2);
+        mbar_arrive_expect_tx(&q_full[qb], T::kQBytes);
+        for (int b = 0; b < T::kBoxes; ++b) {
+          tma_load_3d(q_tile(qb) + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, &q_full[qb]);
+        }
         ++q_fills;
         for (int j = 0; j < tiles; ++j) {
           const int f = fills + j, s = f % S;
@@ -133,7 +140,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     const int consumer = group, warp = static_cast<int>(threadIdx.x) / 32 % 4, lane = static_cast<int>(threadIdx.x) % 32;
     const int g = lane / 4, t = lane % 4;
     const int wg_row = consumer * 64;                  // this warpgroup's first row in the block
-    const unsigned char* q_rows = q_tile + wg_row * 128;  // its 64 rows in each box of Q
+    const unsigned char* q_rows0 = q_tile(0) + wg_row * 128;  // its 64 rows in each box of Q (buffer 0)
     int fills = 0, q_fills = 0;  // K/V tiles and Q tiles of the block's items before this one
     for (int r = 0; r < rounds; ++r) {
       const int w = item_of_round(r);
@@ -145,7 +152,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 #pragma unroll
       for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.0f;
       float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
-      if (tiles > 0) mbar_wait(q_full, q_fills % 2);
+      const unsigned char* q_rows = QB == 1 ? q_rows0 : q_tile(q_fills % QB) + wg_row * 128;  // this item's
+      if (tiles > 0) mbar_wait(&q_full[q_fills % QB], (q_fills / QB) % 2);
 
       // The pieces of one key tile j: the block's fill fills + j of the ring (stage (fills + j) % S,
       // that stage's fill number (fills + j) / S, hence the parity).
@@ -162,7 +170,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       };
       // ... and with Q: its last S has been waited for (the producer may load the next item's).
       const auto release_q = [&] {
-        if (lane == 0) mbar_arrive(q_empty);
+        if (lane == 0) mbar_arrive(&q_empty[q_fills % QB]);
       };
       // S -> P in fp32, in S's registers: mask (if `masked`), online softmax, and `factor`, what O
       // must be rescaled by (rescale_o()) before tile j's P V.

@@ -45,6 +45,9 @@ struct WgmmaTiles {
   /// v16: a row's running max moves only when a tile raises it by more than kLazyRescaleLog2
   /// (base 2), so that O is rescaled in few tiles; false (v07-v15): the max of every tile seen.
   static constexpr bool lazy_rescale = false;
+  /// v17 (persistent): two Q tiles, so that the producer loads the next item's Q while this
+  /// item's is still in use; 1 (v07-v16): the next Q waits until every consumer has read this one.
+  static constexpr int q_buffers = 1;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -69,10 +72,11 @@ struct WgmmaConfig {
   static constexpr int kQBoxBytes = Br * 128;              ///< one box of Q: Br rows of 128 bytes
   static constexpr int kKVBoxBytes = Bc * 128;             ///< one box of K or V: Bc rows of 128 bytes
   static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
+  static constexpr int kQBuffers = Tiles::q_buffers;       ///< Q tiles resident (v17: 2)
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
-  static constexpr int kBarriers = 2 + 4 * kStages;        ///< Q full and empty, per stage K and V full and empty
+  static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
-  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
+  static constexpr int kSmemBytes = 1024 + kQBuffers * kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
   /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
   static constexpr int kProducerRegs = 24;
   /// Registers per thread the block is launched with: 65536 / (kMinBlocks kThreads), in steps of 8
@@ -89,6 +93,7 @@ struct WgmmaConfig {
   static_assert(!kOverlap || kPingPong, "v10: the overlap is built on v09's turns");
   static_assert(kConsumerRegs <= 256, "v07: setmaxnreg goes up to 256 registers");
   static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v07: more shared memory than a Hopper SM gives");
+  static_assert(kQBuffers == 1 || (kQBuffers == 2 && kPersistent), "v17: two Q buffers, on a persistent grid");
 };
 
 #if TUT_SM90A
@@ -186,7 +191,8 @@ constexpr bool same_wgmma_tiles() {
   return A::head_dim == B::head_dim && A::keys_per_tile == B::keys_per_tile && A::min_blocks_per_sm == B::min_blocks_per_sm &&
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
          A::consumers == B::consumers && A::persistent == B::persistent &&
-         A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale;
+         A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
+         A::q_buffers == B::q_buffers;
 }
 
 // [v07_config]
@@ -291,5 +297,17 @@ struct V16Tiles128 : V15Tiles128 {
   static constexpr bool lazy_rescale = true;  ///< the max moves only by more than 2^8
 };
 // [v16_config]
+
+// [v17_config]
+/// v17's tiles: v16's, with two Q buffers on the persistent grids.
+struct V17Tiles64 : V16Tiles64 {
+  static constexpr int q_buffers = 2;  ///< the next item's Q loads during this item
+};
+/// v17's 128-row tiles at D = 64 (v07's: one block per item, so one Q buffer, as v16).
+struct V17Narrow64 : V16Narrow64 {};
+/// v17's tiles at D = 128: v16's (a second 32 KiB Q tile does not fit beside two stages of 176-key
+/// K and V tiles: 241 KiB).
+struct V17Tiles128 : V16Tiles128 {};
+// [v17_config]
 
 }  // namespace attention
