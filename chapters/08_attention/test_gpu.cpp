@@ -122,39 +122,38 @@ TEST_CASE("large-magnitude inputs (scores of several hundred) give no NaN or Inf
   }
 }
 
-namespace {
-
-/// Every version on rising_scores(..., rise) over `shapes` (the sanitizers get `small`), seed
-/// seed() + `offset`; `what` names the inputs in a failure's message.
-void require_correct_on_rising(std::vector<Shape> shapes, const Shape& small, int offset, float rise, const char* what) {
-  if (tut::testing::sanitizing()) shapes = {small};
-  const std::uint64_t seed = tut::testing::seed() + static_cast<std::uint64_t>(offset);
-  for (const auto& v : versions()) {
-    DYNAMIC_SECTION(v.info.name) {
-      for (const Shape& s : shapes) {
-        if (!runnable(v, s)) continue;
-        const auto in = attention::testing::rising_scores(s, v.kernel.precision, seed, rise);
-        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
-                                               std::string(what) + ", seed " + std::to_string(seed));
-      }
-    }
-  }
-}
-
-}  // namespace
-
 TEST_CASE("rows whose scores rise slowly: a lazy running max lets P grow to 2^8 between its moves",
           "[attention][magnitude]") {
   // A rise of 70 (about 100 in base 2) over 4096 keys: 1.6 per 64 keys, 3.1 per 128, so v16's max
   // (lazy_max()) stays put for several tiles while the tiles' P values climb towards 2^8, then
   // jumps; the other versions move it at every tile. Both must give the same O and lse.
-  require_correct_on_rising({{1, 2, 64, 4096, 64, false}, {1, 1, 64, 4096, 128, true}}, {1, 1, 16, 1024, 64, false}, 5,
-                            70.0f, "slowly rising scores");
+  std::vector<Shape> shapes = {{1, 2, 64, 4096, 64, false}, {1, 1, 64, 4096, 128, true}};
+  if (tut::testing::sanitizing()) shapes = {{1, 1, 16, 1024, 64, false}};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (const Shape& s : shapes) {
+        if (!runnable(v, s)) continue;
+        const auto in = attention::testing::rising_scores(s, v.kernel.precision, tut::testing::seed() + 5, 70.0f);
+        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
+                                               "slowly rising scores, seed " + std::to_string(tut::testing::seed() + 5));
+      }
+    }
+  }
 }
 
 TEST_CASE("rows whose largest scores come last: the running max must grow", "[attention][magnitude]") {
-  require_correct_on_rising({{1, 2, 100, 1000, 64, false}, {1, 1, 130, 600, 128, true}}, {1, 1, 33, 200, 64, false}, 3,
-                            240.0f, "rising scores");
+  std::vector<Shape> shapes = {{1, 2, 100, 1000, 64, false}, {1, 1, 130, 600, 128, true}};
+  if (tut::testing::sanitizing()) shapes = {{1, 1, 33, 200, 64, false}};
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (const Shape& s : shapes) {
+        if (!runnable(v, s)) continue;
+        const auto in = attention::testing::rising_scores(s, v.kernel.precision, tut::testing::seed() + 3);
+        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
+                                               "rising scores, seed " + std::to_string(tut::testing::seed() + 3));
+      }
+    }
+  }
 }
 
 TEST_CASE("rows that see no key give O = 0 and lse = -inf exactly", "[attention][masked_rows]") {
