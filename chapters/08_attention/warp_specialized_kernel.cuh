@@ -3,7 +3,8 @@
 /// and its launcher, templated on the tiles (WgmmaTiles): v07_wgmma.cu runs the tiles chosen per
 /// head dimension, v09_ping_pong.cu the same with the consumers taking turns, v10_overlap.cu the
 /// turns with each consumer's softmax overlapping its own P V, v11_wide_tiles.cu that on 176-key
-/// tiles, tune/wgmma_candidates.cu the candidates of the searches (sm_90a).
+/// tiles, v12-v17 further fields of the tiles, tune/wgmma_candidates.cu the candidates of the
+/// searches (sm_90a).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (types only)
@@ -27,7 +28,8 @@
 namespace attention {
 
 /// @brief v07's kernel (and v09's, T::kPingPong; v10's and v11's, T::kOverlap; v12's, three
-/// consumers; v13's, T::kPersistent): one block per item, 64 T::kConsumers query rows of a head
+/// consumers; v13's, T::kPersistent; v15's, T::kAdvanceDescriptors; v16's, T::kLazyRescale; v17's,
+/// T::kQBuffers): one block per item, 64 T::kConsumers query rows of a head
 /// (v13: one block per SM, taking items in turn); warpgroups 0 .. kConsumers - 1 consume (64 rows
 /// each), the last one produces (sm_90a; traps elsewhere, where the registry never launches it).
 ///
@@ -37,7 +39,8 @@ namespace attention {
 /// when all consumer warps are done with its K and with its V (one arrival per warp; v07 releases
 /// both at the end of a tile, v09 its K a turn before its V). Producer and consumers count the
 /// same tiles, so tile f is fill number f / S of its stage: parity (f / S) % 2. Q has a full and
-/// an empty barrier the same way, one fill per item.
+/// an empty barrier the same way, one fill per item (v17: two Q tiles, each with its pair, the
+/// block's n-th item using tile n % 2).
 // [kernel]
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
@@ -48,7 +51,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   using namespace tut::sm90;
   constexpr int D = T::D, Br = T::Br, Bc = T::Bc, S = T::kStages;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = align_1024(smem_raw);  // Q | S x [ K | V ] | barriers, tiles in 64-column boxes
+  unsigned char* smem = align_1024(smem_raw);  // Q (v17: two) | S x [ K | V ] | barriers, in 64-column boxes
   constexpr int QB = T::kQBuffers;  // Q tiles resident: 1, or (v17) 2, one per item in turn
   const auto q_tile = [&](int buffer) { return smem + buffer * T::kQBytes; };
   const auto k_tile = [&](int stage) { return smem + QB * T::kQBytes + stage * 2 * T::kKVBytes; };
