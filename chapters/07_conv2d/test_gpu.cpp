@@ -139,7 +139,8 @@ TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v08's and v09's wgmma p
 TEST_CASE("v12 where y cannot take a tensor map: v11's epilogue, still correct", "[conv2d][wgmma]") {
   // v12 stores through a tensor map of y only where its rows are multiples of 16 bytes (K % 8 ==
   // 0) and y starts on a 16-byte boundary; elsewhere it runs v11's kernel. Both sides here: y 4
-  // bytes past a boundary (the pair stores still apply), and K = 20 and 65 on an aligned y.
+  // bytes past a boundary (v11's kernel; the pair stores still apply), y 16 bytes past one (the
+  // TMA store, into a guarded buffer), and K = 20 and 65 on an aligned y (v11's kernel).
   for (const auto& v : versions()) {
     if (v.info.name != "v12_tma_store_bf16_nhwc") continue;
     if (!runnable(v)) return;

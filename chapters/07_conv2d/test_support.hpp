@@ -92,8 +92,8 @@ inline Inputs make_inputs(const ConvShape& s, Precision p, std::uint64_t seed) {
   return in;
 }
 
-/// Start offsets (in elements past a 16-byte boundary) of x, w and y: misaligned starts force
-/// the scalar paths of the vectorized versions.
+/// Start offsets of x, w and y past a 16-byte boundary, in 4-byte words (one fp32 value, two bf16
+/// values; Guarded): misaligned starts force the scalar paths of the vectorized versions.
 struct Offsets {
   std::size_t x = 0, w = 0, y = 0;
 };

@@ -155,7 +155,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 #pragma unroll
       for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.0f;
       float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
-      const unsigned char* q_rows = QB == 1 ? q_rows0 : q_tile(q_fills % QB) + wg_row * 128;  // this item's
+      // This item's Q rows; with one Q tile the address computed once above (the code v07-v16 measured).
+      const unsigned char* q_rows = QB == 1 ? q_rows0 : q_tile(q_fills % QB) + wg_row * 128;
       if (tiles > 0) mbar_wait(&q_full[q_fills % QB], (q_fills / QB) % 2);
 
       // The pieces of one key tile j: the block's fill fills + j of the ring (stage (fills + j) % S,
