@@ -96,6 +96,37 @@ __host__ __device__ inline int snake_item(int round, int block, int grid) {
   return round * grid + (round % 2 == 0 ? block : grid - 1 - block);
 }
 
+// [mixed_items]
+/// v18's items without the mask: how many of a head's ceil(Sq / br) items are *small*, br - 64
+/// rows (one consumer warpgroup fewer) instead of br. As many as the rows past the end allow: each
+/// small item gives back 64 of the ceil(Sq / br) br - Sq rows a head's last tile would compute for
+/// nothing (Sq = 1024, br = 192: 128 such rows, so 4 items of 192 and 2 of 128, none past the end).
+__host__ __device__ inline int small_items(int sq, int br) {
+  const int items = (sq + br - 1) / br;
+  const int small = (items * br - sq) / 64;
+  return small < items ? small : items;
+}
+
+/// v18's item `w` without the mask (of ceil(Sq / br) per head, as before): the large items of
+/// every head first, head by head, then the small ones (small_items()), so that a persistent
+/// grid's last rounds take the short ones. Sets the head `bh`, the item's first row `row0` and its
+/// rows inside Sq, `rows_valid`.
+__host__ __device__ inline void mixed_item(int w, int sq, int heads, int br, int& bh, int& row0, int& rows_valid) {
+  const int small = small_items(sq, br), large = (sq + br - 1) / br - small;
+  int rows = br;
+  if (w < large * heads) {
+    bh = w / large;
+    row0 = (w % large) * br;
+  } else {
+    w -= large * heads;
+    bh = w / small;
+    row0 = large * br + (w % small) * (br - 64);
+    rows = br - 64;
+  }
+  rows_valid = rows < sq - row0 ? rows : sq - row0;
+}
+// [mixed_items]
+
 /// "B4 H16 Sq1000 Sk4097 D64 causal" (Sq = Sk is written once: "S1024"). Inline, like
 /// check_shape(): the exercise's runner links no chapter library.
 inline std::string shape_text(const Shape& s) {
@@ -315,6 +346,9 @@ void launch_attention_v16_lazy_rescale(const Shape& s, const __nv_bfloat16* q, c
 void launch_attention_v17_double_q(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                    const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                    cudaStream_t stream);
+void launch_attention_v18_mixed_items(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                      const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                                      cudaStream_t stream);
 /// v14's choice: true where it runs v13's tiles (192 query rows at D = 64; any D but 64), false
 /// where v07's 128-row tiles at D = 64 (v13's would compute more than 1.16x as many scores).
 bool v14_wide_tiles(const Shape& s);

@@ -83,12 +83,12 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v17 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v18 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
                             launch_attention_v15_descriptor_steps, launch_attention_v16_lazy_rescale,
-                            launch_attention_v17_double_q}) {
+                            launch_attention_v17_double_q, launch_attention_v18_mixed_items}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -96,7 +96,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v17: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v18: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }

@@ -29,7 +29,7 @@ namespace attention {
 
 /// @brief v07's kernel (and v09's, T::kPingPong; v10's and v11's, T::kOverlap; v12's, three
 /// consumers; v13's, T::kPersistent; v15's, T::kAdvanceDescriptors; v16's, T::kLazyRescale; v17's,
-/// T::kQBuffers): one block per item, 64 T::kConsumers query rows of a head
+/// T::kQBuffers; v18's, T::kMixedItems): one block per item, 64 T::kConsumers query rows of a head
 /// (v13: one block per SM, taking items in turn); warpgroups 0 .. kConsumers - 1 consume (64 rows
 /// each), the last one produces (sm_90a; traps elsewhere, where the registry never launches it).
 ///
@@ -74,7 +74,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     return snake_item(r, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x));
   };
   const int rounds = T::kPersistent ? (items + static_cast<int>(gridDim.x) - 1) / static_cast<int>(gridDim.x) : 1;
-  const auto item = [&](int w, int& bh, int& row0, int& rows_valid) {  // returns the item's key tiles
+  // v18, without the mask: items of Br and Br - 64 rows, the short ones last (mixed_item()).
+  const bool mixed = T::kMixedItems && !causal;
+  const auto item = [&](int w, int& bh, int& row0, int& rows_valid, bool mixed_items) {  // returns the item's key tiles
+    if (mixed_items) {
+      mixed_item(w, sq, heads, Br, bh, row0, rows_valid);
+      return key_tiles(row0, rows_valid, sq, sk, false, Bc);
+    }
     int qt = 0;
     block_tile(w, q_tiles, heads, causal, bh, qt);
     row0 = qt * Br;
@@ -104,35 +110,44 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     if (threadIdx.x == 128 * T::kConsumers) {
 // [producer]
       // Fill f of the ring (the block's f-th K/V tile, over all its items) goes to stage f % S.
-      int fills = 0, q_fills = 0;
-      for (int r = 0; r < rounds; ++r) {
-        const int w = item_of_round(r);
-        if (w >= items) continue;  // the last round has fewer items than blocks
-        int bh = 0, row0 = 0, rows_valid = 0;
-        const int tiles = item(w, bh, row0, rows_valid);
-        if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
-        // v13: the previous item's Q is read (v17: the one before it, which used this buffer)
-        const int qb = q_fills % QB;
-        if (q_fills >= QB) mbar_wait(&q_empty[qb], (q_fills / QB - 1) % 2);
-        mbar_arrive_expect_tx(&q_full[qb], T::kQBytes);
-        for (int b = 0; b < T::kBoxes; ++b) {
-          tma_load_3d(q_tile(qb) + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, &q_full[qb]);
-        }
-        ++q_fills;
-        for (int j = 0; j < tiles; ++j) {
-          const int f = fills + j, s = f % S;
-          if (f >= S) mbar_wait(&k_empty[s], (f / S + 1) % 2);  // the consumers released K of fill f - S
-          mbar_arrive_expect_tx(&k_full[s], T::kKVBytes);  // rows past Sk land as zeros (and count)
+      // (The loop is compiled once for each kind of item, v18's and v07-v17's: the producer's 24
+      // registers do not hold both mappings' values at once.)
+      const auto produce = [&](auto mixed_items) {
+        int fills = 0, q_fills = 0;
+        for (int r = 0; r < rounds; ++r) {
+          const int w = item_of_round(r);
+          if (w >= items) continue;  // the last round has fewer items than blocks
+          int bh = 0, row0 = 0, rows_valid = 0;
+          const int tiles = item(w, bh, row0, rows_valid, decltype(mixed_items)::value);
+          if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
+          // v13: the previous item's Q is read (v17: the one before it, which used this buffer)
+          const int qb = q_fills % QB;
+          if (q_fills >= QB) mbar_wait(&q_empty[qb], (q_fills / QB - 1) % 2);
+          mbar_arrive_expect_tx(&q_full[qb], T::kQBytes);
           for (int b = 0; b < T::kBoxes; ++b) {
-            tma_load_3d(k_tile(s) + b * T::kKVBoxBytes, &map_k, 64 * b, j * Bc, bh, &k_full[s]);
+            tma_load_3d(q_tile(qb) + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, &q_full[qb]);
           }
-          if (f >= S) mbar_wait(&v_empty[s], (f / S + 1) % 2);  // ... and V of fill f - S
-          mbar_arrive_expect_tx(&v_full[s], T::kKVBytes);
-          for (int b = 0; b < T::kBoxes; ++b) {
-            tma_load_3d(v_tile(s) + b * T::kKVBoxBytes, &map_v, 64 * b, j * Bc, bh, &v_full[s]);
+          ++q_fills;
+          for (int j = 0; j < tiles; ++j) {
+            const int f = fills + j, s = f % S;
+            if (f >= S) mbar_wait(&k_empty[s], (f / S + 1) % 2);  // the consumers released K of fill f - S
+            mbar_arrive_expect_tx(&k_full[s], T::kKVBytes);  // rows past Sk land as zeros (and count)
+            for (int b = 0; b < T::kBoxes; ++b) {
+              tma_load_3d(k_tile(s) + b * T::kKVBoxBytes, &map_k, 64 * b, j * Bc, bh, &k_full[s]);
+            }
+            if (f >= S) mbar_wait(&v_empty[s], (f / S + 1) % 2);  // ... and V of fill f - S
+            mbar_arrive_expect_tx(&v_full[s], T::kKVBytes);
+            for (int b = 0; b < T::kBoxes; ++b) {
+              tma_load_3d(v_tile(s) + b * T::kKVBoxBytes, &map_v, 64 * b, j * Bc, bh, &v_full[s]);
+            }
           }
+          fills += tiles;
         }
-        fills += tiles;
+      };
+      if (mixed) {
+        produce(std::true_type{});
+      } else {
+        produce(std::false_type{});
       }
 // [producer]
     }
@@ -149,7 +164,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       const int w = item_of_round(r);
       if (w >= items) continue;
       int bh = 0, row0 = 0, rows_valid = 0;
-      const int tiles = item(w, bh, row0, rows_valid);
+      const int tiles = item(w, bh, row0, rows_valid, mixed);
       const int my_row = row0 + wg_row + warp * 16 + g;  // this thread's rows in the head: my_row, my_row + 8
       float o_acc[D / 2];  // O, 64 x D per warpgroup, wgmma's accumulator layout (unnormalized)
 #pragma unroll
@@ -247,6 +262,25 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         for (; j < tiles; ++j) step(j, std::true_type{});
         if (tiles > 0) release_q();
 // [consumer]
+      } else if (T::kMixedItems && tiles > 0 && wg_row >= rows_valid) {
+// [idle]
+        // v18: none of this warpgroup's rows is inside Sq (a short item's third 64 rows): no
+        // product, no softmax, no store. It still takes its turns, so that the others' pass round
+        // the ring as always, and releases each stage once the stage is full (the arrival then
+        // counts towards that fill's empty phase, not an earlier one).
+        const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
+        const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
+        if (consumer == T::kConsumers - 1) pass_turn();
+        for (int j = 0; j <= tiles; ++j) {  // the turns of the ping-pong below: S of tile j, P V of tile j - 1
+          if (j < tiles) mbar_wait(&k_full[stage(j)], parity(j));
+          if (j > 0) mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
+          wait_turn();
+          if (j < tiles || consumer < T::kConsumers - 1) pass_turn();
+          if (j < tiles) release_k(j);
+          if (j > 0) release_v(j - 1);
+          if (j == tiles - 1) release_q();
+        }
+// [idle]
       } else if (tiles > 0) {
 // [ping_pong]
         // v09, the ping-pong: the two consumers take turns on the tensor cores. A turn issues

@@ -48,6 +48,11 @@ struct WgmmaTiles {
   /// v17 (persistent): two Q tiles, so that the producer loads the next item's Q while this
   /// item's is still in use; 1 (v07-v16): the next Q waits until every consumer has read this one.
   static constexpr int q_buffers = 1;
+  /// v18 (with ping_pong): without the mask, each head's rows split into items of Br rows and of
+  /// Br - 64 (mixed_item()), the short ones last, and a consumer whose 64 rows of an item are all
+  /// past Sq computes nothing (it keeps the turns and releases the stages); false (v07-v17):
+  /// ceil(Sq / Br) items of Br rows, the last one's rows past Sq computed like the others.
+  static constexpr bool mixed_items = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -73,6 +78,7 @@ struct WgmmaConfig {
   static constexpr int kKVBoxBytes = Bc * 128;             ///< one box of K or V: Bc rows of 128 bytes
   static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
   static constexpr int kQBuffers = Tiles::q_buffers;       ///< Q tiles resident (v17: 2)
+  static constexpr bool kMixedItems = Tiles::mixed_items;  ///< v18's items of Br and Br - 64 rows
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -94,6 +100,7 @@ struct WgmmaConfig {
   static_assert(kConsumerRegs <= 256, "v07: setmaxnreg goes up to 256 registers");
   static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v07: more shared memory than a Hopper SM gives");
   static_assert(kQBuffers == 1 || (kQBuffers == 2 && kPersistent), "v17: two Q buffers, on a persistent grid");
+  static_assert(!kMixedItems || kPingPong, "v18: the idle consumer keeps v09's turns");
 };
 
 #if TUT_SM90A
@@ -192,7 +199,7 @@ constexpr bool same_wgmma_tiles() {
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
          A::consumers == B::consumers && A::persistent == B::persistent &&
          A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
-         A::q_buffers == B::q_buffers;
+         A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items;
 }
 
 // [v07_config]
@@ -309,5 +316,12 @@ struct V17Narrow64 : V16Narrow64 {};
 /// K and V tiles: 241 KiB).
 struct V17Tiles128 : V16Tiles128 {};
 // [v17_config]
+
+// [v18_config]
+/// v18's tiles at D = 64: v17's, with items of 192 and 128 rows (mixed_item()).
+struct V18Tiles64 : V17Tiles64 {
+  static constexpr bool mixed_items = true;  ///< items of 192 and 128 rows, the short ones last
+};
+// [v18_config]
 
 }  // namespace attention

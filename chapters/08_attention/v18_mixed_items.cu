@@ -1,0 +1,43 @@
+/// @file
+/// @brief v18: v17 with items of two sizes at D = 64 without the mask, 192 and 128 query rows, so
+/// that no item computes rows past the end and the persistent grid's last round takes short ones
+/// (sm_90a).
+#include "warp_specialized_kernel.cuh"
+
+namespace attention {
+
+/// @brief v18: v17, items of 192 and 128 rows.
+///
+/// **Idea.** A persistent grid runs its items in rounds of one per SM, and the run lasts as long
+/// as its busiest block. At B4 H16 S1024 D64 a head's 1024 rows make 5 1/3 items of 192 rows: 6
+/// items per head (the last one 64 rows long, computed as 192), 384 items on 132 SMs, so 120 blocks
+/// take three items and 12 take two. The work is 65536 rows, 496 per SM: the busiest blocks compute
+/// 576 rows (three full items), 1.16x the average, and 1152 where 1024 are needed. v18 splits each
+/// head into 4 items of 192 rows and 2 of 128 (small_items(): as many 64-row cuts as the rows past
+/// the end allow), takes the long items of every head first and the short ones last, so that the
+/// blocks of the last round take short items: the busiest blocks compute 192 + 192 + 128 rows. A
+/// short item runs on the first two consumers; the third one has no rows inside Sq and computes
+/// nothing (it keeps its turns, so the ring of turns goes on as before). This is *wave
+/// quantization*, the problem gemm's v18 (tiles by waves) solved by choosing the tile from the
+/// number of waves.
+///
+/// **Changed since v17.** One field of the tiles (`mixed_items`, in V18Tiles64): the item's rows
+/// (mixed_item()) and the idle consumer's branch (`[idle]`). With the mask, v14's rule runs v07's
+/// tiles at S1024, and at S4096 the items keep v17's sizes (their cost grows with the row, so
+/// longest-first orders them); D = 128 runs v17's tiles (128-row items fill a head exactly at
+/// every shape of the table).
+///
+/// **Predicted (H200, written before the first run).** From v11 (two consumers, 391 TFLOP/s) and
+/// v12 (three, 454) at S4096 D64, a 128-row item costs about 0.77 of a 192-row one, so the busiest
+/// blocks at S1024 D64 go from 3 to 2.77 items' time: +5-8% over v17 there (v17 320 TFLOP/s). At
+/// S4096 D64 (22 items per head, 11 rounds) the busiest blocks go from 11 to 10.8 items: +1-2%. Other
+/// shapes: unchanged (+-1%).
+// [launch]
+void launch_attention_v18_mixed_items(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                      const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
+                                      cudaStream_t stream) {
+  launch_by_shape<V18Tiles64, V17Narrow64, V17Tiles128>(s, q, k, v, o, lse, stream, "v18_mixed_items");
+}
+// [launch]
+
+}  // namespace attention
