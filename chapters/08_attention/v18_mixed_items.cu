@@ -32,6 +32,19 @@ namespace attention {
 /// blocks at S1024 D64 go from 3 to 2.77 items' time: +5-8% over v17 there (v17 320 TFLOP/s). At
 /// S4096 D64 (22 items per head, 11 rounds) the busiest blocks go from 11 to 10.8 items: +1-2%. Other
 /// shapes: unchanged (+-1%).
+///
+/// **Measured (H200; ncu, clocks at base, 9 launches each; timed runs in the same calls).** The
+/// first form, the idle test a plain branch on the warpgroup's rows, was 0.96x v17 with the mask
+/// (where it runs v17's items) and 0.98x at S4096 D64 without it: the branch depends on
+/// threadIdx, so ptxas moved the stage and parity arithmetic of the whole ping-pong loop off the
+/// uniform datapath (182 uniform instructions in the kernel against v17's 284). With the test a
+/// vote (`__any_sync`, 361 uniform instructions): ncu 66.4 against v17's 67.8 us at B4 H16 S1024
+/// D64 (+2.1%), 777 against 796 us at S4096 D64 (+2.4%), 459 against 456 us with the mask
+/// (-0.8%); timed, 1.03-1.04x and 1.05x without the mask, 1.00x with it. Short of the prediction at
+/// S1024: a short item on two consumers costs nearer 0.9 of a long one than 0.77 (each consumer's
+/// softmax now hides behind one other's products, not two). Letting the third consumer compute
+/// its 64 rows past the end (no idle branch) was 0.97-0.99x v17 at S1024 (ncu 68.8 us) and 1% behind
+/// v18 at S4096 (785 us).
 // [launch]
 void launch_attention_v18_mixed_items(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                       const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
