@@ -99,8 +99,8 @@ __host__ __device__ inline int snake_item(int round, int block, int grid) {
 // [mixed_items]
 /// v18's items without the mask: how many of a head's ceil(Sq / br) items are *small*, br - 64
 /// rows (one consumer warpgroup fewer) instead of br. As many as the rows past the end allow: each
-/// small item gives back 64 of the ceil(Sq / br) br - Sq rows a head's last tile would compute for
-/// nothing (Sq = 1024, br = 192: 128 such rows, so 4 items of 192 and 2 of 128, none past the end).
+/// small item gives back 64 of the rows past Sq that ceil(Sq / br) items of br rows would compute
+/// for nothing (Sq = 1024, br = 192: 128 such rows, so 4 items of 192 and 2 of 128, none past the end).
 __host__ __device__ inline int small_items(int sq, int br) {
   const int items = (sq + br - 1) / br;
   const int small = (items * br - sq) / 64;
