@@ -190,6 +190,25 @@ TEST_CASE("rows that see no key give O = 0 and lse = -inf exactly", "[attention]
   }
 }
 
+TEST_CASE("items of two sizes on a persistent grid: long and short items, two short ones in a row", "[attention][v18]") {
+  // 23 heads of 1024 rows: v18 splits each into 4 items of 192 rows and 2 of 128 (138 items, the
+  // short ones numbered last), so on 132 SMs some blocks take a long item, some a short one, and
+  // the last 6 a short item after a short item; a short item's third consumer computes nothing.
+  // The bf16 versions only (one reference for all of them): the earlier ones on the same shape.
+  const Shape s{1, 23, 1024, 128, 64, false};
+  REQUIRE(v14_wide_tiles(s));  // v13-v18 run their 192-row tiles here
+  if (tut::testing::sanitizing()) {  // no smaller shape gives more items than SMs with these tiles
+    WARN("not under the sanitizers: 23 x 1024 x 128 x 64 is past their size limit");
+    return;
+  }
+  for (const auto& v : versions()) {
+    if (v.kernel.precision != Precision::bf16) continue;
+    DYNAMIC_SECTION(v.info.name) {
+      if (runnable(v, s)) require_correct(v.kernel, workspace_of(v, s), v.info.name, s, tut::testing::seed() + 6);
+    }
+  }
+}
+
 TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {
   const Shape s{1, 3, 131, 200, 64, true};
   for (const auto& v : versions()) {
