@@ -264,13 +264,14 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [consumer]
       } else if (T::kMixedItems && tiles > 0 && __any_sync(0xffffffffu, wg_row >= rows_valid)) {
 // [idle]
-        // v18: none of this warpgroup's rows is inside Sq (a short item's third 64 rows): no
-        // product, no softmax, no store. It still takes its turns, so that the others' pass round
-        // the ring as always, and releases each stage once the stage is full (the arrival then
-        // counts towards that fill's empty phase, not an earlier one). The test is a vote: its
-        // result is the same in every lane, so ptxas knows the branch is warp-uniform and keeps
-        // the ping-pong's stage and parity arithmetic on the uniform datapath; a plain branch on
-        // wg_row (from threadIdx) moved it to the vector one and cost 4% with the mask.
+        // v18: none of this warpgroup's rows is inside Sq (a short item's third 64 rows, or with
+        // the mask the rows past Sq of a head's last item): no product, no softmax, no store. It
+        // still takes its turns, so that the others' pass round the ring as always, and releases
+        // each stage once the stage is full (the arrival then counts towards that fill's empty
+        // phase, not an earlier one). The test is a vote: its result is the same in every lane,
+        // so ptxas knows the branch is warp-uniform and keeps the ping-pong's stage and parity
+        // arithmetic on the uniform datapath; a plain branch on wg_row (from threadIdx) moved it
+        // to the vector one and cost 4% with the mask.
         const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
         const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
         if (consumer == T::kConsumers - 1) pass_turn();
