@@ -35,6 +35,22 @@ bool runnable(const Version& v, const Shape& s) {
 
 double workspace_of(const Version& v, const Shape& s) { return v.workspace_bytes ? v.workspace_bytes(s) : 0.0; }
 
+/// Every version on `shapes` with rising_scores() inputs (scores that grow by `rise` along each
+/// row), checked against the reference; `what` names the inputs in the failure message.
+void require_correct_on_rising_scores(const std::vector<Shape>& shapes, std::uint64_t seed, float rise,
+                                      const std::string& what) {
+  for (const auto& v : versions()) {
+    DYNAMIC_SECTION(v.info.name) {
+      for (const Shape& s : shapes) {
+        if (!runnable(v, s)) continue;
+        const auto in = attention::testing::rising_scores(s, v.kernel.precision, seed, rise);
+        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
+                                               what + ", seed " + std::to_string(seed));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("every version matches the CPU reference over the shape sweep", "[attention][sweep]") {
@@ -129,31 +145,13 @@ TEST_CASE("rows whose scores rise slowly: a lazy running max lets P grow to 2^8 
   // jumps; the other versions move it at every tile. Both must give the same O and lse.
   std::vector<Shape> shapes = {{1, 2, 64, 4096, 64, false}, {1, 1, 64, 4096, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 1, 16, 1024, 64, false}};
-  for (const auto& v : versions()) {
-    DYNAMIC_SECTION(v.info.name) {
-      for (const Shape& s : shapes) {
-        if (!runnable(v, s)) continue;
-        const auto in = attention::testing::rising_scores(s, v.kernel.precision, tut::testing::seed() + 5, 70.0f);
-        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
-                                               "slowly rising scores, seed " + std::to_string(tut::testing::seed() + 5));
-      }
-    }
-  }
+  require_correct_on_rising_scores(shapes, tut::testing::seed() + 5, 70.0f, "slowly rising scores");
 }
 
 TEST_CASE("rows whose largest scores come last: the running max must grow", "[attention][magnitude]") {
   std::vector<Shape> shapes = {{1, 2, 100, 1000, 64, false}, {1, 1, 130, 600, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 1, 33, 200, 64, false}};
-  for (const auto& v : versions()) {
-    DYNAMIC_SECTION(v.info.name) {
-      for (const Shape& s : shapes) {
-        if (!runnable(v, s)) continue;
-        const auto in = attention::testing::rising_scores(s, v.kernel.precision, tut::testing::seed() + 3);
-        attention::testing::require_correct_on(v.kernel, workspace_of(v, s), v.info.name, s, in,
-                                               "rising scores, seed " + std::to_string(tut::testing::seed() + 3));
-      }
-    }
-  }
+  require_correct_on_rising_scores(shapes, tut::testing::seed() + 3, 240.0f, "rising scores");
 }
 
 TEST_CASE("rows that see no key give O = 0 and lse = -inf exactly", "[attention][masked_rows]") {

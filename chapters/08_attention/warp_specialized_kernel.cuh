@@ -191,6 +191,13 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       const auto release_q = [&] {
         if (lane == 0) mbar_arrive(&q_empty[q_fills % QB]);
       };
+// [turns]
+      // v09's turns (the ping-pong below, and v18's idle consumer): named barriers 1, 2 (, 3), one
+      // per warpgroup, of 256 threads: its own 128 wait, the 128 of the one before it arrive.
+      // (v12: three consumers pass the turn round, 0 -> 1 -> 2 -> 0.)
+      const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
+      const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
+// [turns]
       // S -> P in fp32, in S's registers: mask (if `masked`), online softmax, and `factor`, what O
       // must be rescaled by (rescale_o()) before tile j's P V.
       const auto softmax_scores = [&](int j, auto masked, float (&factor)[2]) {
@@ -272,8 +279,6 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // so ptxas knows the branch is warp-uniform and keeps the ping-pong's stage and parity
         // arithmetic on the uniform datapath; a plain branch on wg_row (from threadIdx) moved it
         // to the vector one and cost 4% with the mask.
-        const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
-        const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
         if (consumer == T::kConsumers - 1) pass_turn();
         for (int j = 0; j <= tiles; ++j) {  // the turns of the ping-pong below: S of tile j, P V of tile j - 1
           if (j < tiles) mbar_wait(&k_full[stage(j)], parity(j));
@@ -290,11 +295,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // v09, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
         // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
         // the turn, then waits for its products; its softmax of tile j runs while the other
-        // warpgroup's turn keeps the tensor cores busy. Turns are named barriers 1, 2 (, 3), one
-        // per warpgroup, of 256 threads: its own 128 wait, the 128 of the one before it arrive.
-        // (v12: three consumers pass the turn round, 0 -> 1 -> 2 -> 0.)
-        const auto wait_turn = [&] { named_barrier_sync(1 + consumer, 256); };
-        const auto pass_turn = [&] { named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, 256); };
+        // warpgroup's turn keeps the tensor cores busy (wait_turn(), pass_turn(): `[turns]` above).
         if (consumer == T::kConsumers - 1) pass_turn();  // warpgroup 0 has the first turn
         const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
           mbar_wait(&k_full[stage(j)], parity(j));
