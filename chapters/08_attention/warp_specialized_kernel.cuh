@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // v09, the ping-pong: the two consumers take turns on the tensor cores. A turn issues
         // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
         // the turn, then waits for its products; its softmax of tile j runs while the other
-        // warpgroup's turn keeps the tensor cores busy (wait_turn(), pass_turn(): `[turns]` above).
+        // warpgroup's turn keeps the tensor cores busy (wait_turn() and pass_turn(), defined above).
         if (consumer == T::kConsumers - 1) pass_turn();  // warpgroup 0 has the first turn
         const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
           mbar_wait(&k_full[stage(j)], parity(j));
