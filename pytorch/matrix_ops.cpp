@@ -122,7 +122,7 @@ void check_conv(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef stride
 /// The forward convolution of chapter 07 (cross-correlation, zero padding, dilation 1, one
 /// group). float32 NCHW: v02_register_tile_nchw (v01, v00 where it cannot); float32 channels_last:
 /// v06_winograd_fused_nhwc for 3x3 stride 1, else v04_implicit_gemm_nhwc; bfloat16 channels_last:
-/// v13_shared_filters_bf16_nhwc (v09, v08, v07 where it cannot; v10 where C % 8 != 0). The output has x's
+/// v14_one_wave_bf16_nhwc (v09, v08, v07 where it cannot; v10 where C % 8 != 0). The output has x's
 /// memory format; w is used in x's layout (copied if it is in the other one).
 at::Tensor conv2d_cuda(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef stride, at::IntArrayRef padding) {
   check_conv(x, w, stride, padding);
@@ -135,7 +135,7 @@ at::Tensor conv2d_cuda(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef
   const bool bf16 = x.scalar_type() == at::kBFloat16;
   std::vector<const char*> names;
   if (bf16) {
-    names = {"v13_shared_filters_bf16_nhwc", "v09_lean_wgmma_bf16_nhwc", "v08_wgmma_bf16_nhwc", "v07_mma_bf16_nhwc",
+    names = {"v14_one_wave_bf16_nhwc", "v09_lean_wgmma_bf16_nhwc", "v08_wgmma_bf16_nhwc", "v07_mma_bf16_nhwc",
              "v10_padded_channels_bf16_nhwc"};
   } else if (nhwc) {
     names = {"v06_winograd_fused_nhwc", "v04_implicit_gemm_nhwc"};

@@ -345,6 +345,15 @@ void launch_conv2d_v13_tile128(const ConvShape& s, const __nv_bfloat16* x, const
 /// v13's tile: 128 output pixels (two consumer warpgroups) where the busiest SM of a persistent
 /// grid then computes no more rows than with v12's 64, else 64.
 int v13_tile_pixels(const ConvShape& s, int sms);
+void launch_conv2d_v14_one_wave_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                                     __nv_bfloat16* y, cudaStream_t stream);
+/// v14 with its 192-pixel tiles whatever the shape (the tests run them where v14 would not).
+void launch_conv2d_v14_tile192(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
+                               __nv_bfloat16* y, cudaStream_t stream);
+/// v14's tile: 192 output pixels (three consumer warpgroups) where one wave of them covers the
+/// layer (no more tiles than SMs) and its busiest SM computes no more rows than with
+/// v13_tile_pixels()'s tile, else that tile.
+int v14_tile_pixels(const ConvShape& s, int sms);
 /// @}
 
 /// @name Shape limits of the versions that do not run everything
@@ -365,7 +374,7 @@ std::string supports_v07(const ConvShape& s);
 /// v08 and v09: C a multiple of 64 (a slice is 64 channels of one filter tap, one 128-byte swizzle
 /// row), and a GPU and build that can run wgmma (tut::sm90::unavailable(): sm_90a code on an sm_90 GPU).
 std::string supports_v08(const ConvShape& s);
-/// v11-v13: v08's limits, and those of TMA's im2col map (padding and filter extents within 128
+/// v11-v14: v08's limits, and those of TMA's im2col map (padding and filter extents within 128
 /// of each other, strides up to 8, P Q below 2^31, a driver with cuTensorMapEncodeIm2col).
 std::string supports_v11(const ConvShape& s);
 /// v10: only C % 8 != 0 (elsewhere v07-v09 run the layer without padding).

@@ -270,7 +270,7 @@ TEST_CASE("the registry: unique names, layouts in the names, one launcher of the
     if (v.kernel.precision == Precision::bf16) REQUIRE(v.info.min_cc >= 80);
     (v.info.kind == tut::Kind::library ? libs : ours) += 1;
   }
-  REQUIRE(ours == 14);
+  REQUIRE(ours == 15);
   REQUIRE(libs == 4);
 }
 
@@ -286,4 +286,22 @@ TEST_CASE("v13's tile: 128 pixels where the busiest SM computes no more rows tha
   // costs more rows than 64.
   REQUIRE(v13_tile_pixels(make(1, 64, 7, 5, 20, 3, 3, 1, 1), 132) == 64);
   REQUIRE(v13_tile_pixels(make(16, 128, 28, 28, 128, 3, 3, 1, 1), 1) == 128);
+}
+
+TEST_CASE("v14's tile: 192 pixels where one wave of them covers the layer", "[conv2d][v14]") {
+  // On 132 SMs: 28x28 has 132 tiles of 192 (one per SM, 192 rows each, as v12's three tiles of
+  // 64 per SM); 56x56 and the 1x1 layer would give an SM four tiles of 192 (v13's 128 stays);
+  // 14x14 fits one wave of 36 but v12's 100 tiles of 64 give an SM 64 rows, not 192.
+  REQUIRE(v14_tile_pixels(make(16, 128, 28, 28, 128, 3, 3, 1, 1), 132) == 192);
+  REQUIRE(v14_tile_pixels(make(32, 64, 56, 56, 64, 3, 3, 1, 1), 132) == 128);
+  REQUIRE(v14_tile_pixels(make(32, 256, 56, 56, 64, 1, 1, 0, 1), 132) == 128);
+  REQUIRE(v14_tile_pixels(make(8, 256, 14, 14, 256, 3, 3, 1, 1), 132) == 64);
+  REQUIRE(v14_tile_pixels(make(1, 64, 7, 5, 20, 3, 3, 1, 1), 132) == 64);
+  // A smaller GPU: 28x28's 132 tiles of 192 are more than one wave of 114 SMs, and v13's choice
+  // stays (128: 196 tiles, 2 x 128 rows on the busiest SM, as many as 4 tiles of 64).
+  REQUIRE(v14_tile_pixels(make(16, 128, 28, 28, 128, 3, 3, 1, 1), 114) == 128);
+  // The rule's boundary: 12288 pixels of 64 channels are 64 tiles of 192 on 64 SMs (one each, as
+  // many rows as 192 tiles of 64, three per SM); one pixel more, 65 tiles: v13's choice (128).
+  REQUIRE(v14_tile_pixels(make(1, 64, 96, 128, 64, 1, 1, 0, 1), 64) == 192);
+  REQUIRE(v14_tile_pixels(make(1, 64, 1, 12289, 64, 1, 1, 0, 1), 64) == 128);
 }

@@ -93,7 +93,7 @@ TEST_CASE("fresh inputs, not one fixed data set", "[conv2d][seeds]") {
 }
 
 TEST_CASE("the bf16 versions on shapes with C % 64 == 0 (v08's and v09's wgmma path)", "[conv2d][wgmma]") {
-  // v08, v09 and v11-v13 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
+  // v08, v09 and v11-v14 run only C % 64 == 0, which the general sweep has twice: here their edge cases. C = 64,
   // 128, 192 and 320 (1 to 5 channel blocks per tap, more slices than pipeline stages); K = 8,
   // 20, 64, 65, 96, 128 (partial column tiles, odd K: the single-value stores); odd H and W;
   // stride 1 and 2; padding 0 to 2; 1x1, 3x3, 5x5 and R != S; N = 1 and 3; M = N P Q below 64
@@ -160,38 +160,50 @@ TEST_CASE("v12 where y cannot take a tensor map: v11's epilogue, still correct",
   FAIL("v12_tma_store_bf16_nhwc is not registered");
 }
 
-TEST_CASE("v13's 128-pixel tiles on shapes where its rule would not choose them", "[conv2d][wgmma]") {
-  // v13 takes two warpgroups on 128-pixel tiles only for large layers; the tests run that kernel
-  // everywhere: M below 128 and not a multiple of it (the TMA store clips the rows), tiles whose
-  // 128 pixels cross rows and images, stride 2, R != S, K not a multiple of 64, and K = 20 and 65
-  // (v11's stores from the registers, per warpgroup).
+TEST_CASE("v13's and v14's wide tiles on shapes where their rules would not choose them", "[conv2d][wgmma]") {
+  // v13 takes two warpgroups on 128-pixel tiles only for large layers, v14 three on 192-pixel
+  // tiles only where one wave of them covers the layer; the tests run both kernels everywhere: M
+  // below the tile and not a multiple of it (the TMA store clips the rows; a 192-pixel tile whose
+  // third warpgroup has no pixel), tiles whose pixels cross rows and images, stride 2, R != S, K
+  // not a multiple of 64, and K = 20 and 65 (v11's stores from the registers, per warpgroup).
   const std::vector<ConvShape> shapes = {
       make(1, 64, 7, 5, 20, 3, 3, 1, 1, 1, 1),     make(1, 64, 11, 13, 64, 3, 3, 1, 1, 1, 1),
       make(3, 128, 15, 13, 72, 5, 3, 2, 1, 2, 2),  make(2, 64, 17, 19, 128, 3, 3, 0, 0, 1, 1),
       make(1, 192, 9, 11, 65, 3, 1, 1, 0, 1, 1),   make(3, 64, 75, 77, 96, 3, 3, 1, 1, 1, 1),
   };
-  const Kernel tile128{Precision::bf16, Layout::nhwc, nullptr, launch_conv2d_v13_tile128, false};
-  const Version* v13 = nullptr;
-  for (const auto& v : versions()) {
-    if (v.info.name == "v13_shared_filters_bf16_nhwc") v13 = &v;
-  }
-  REQUIRE(v13 != nullptr);
-  if (!runnable(*v13)) return;
-  std::size_t ran = 0;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const ConvShape& s = shapes[i];
-    const bool small = static_cast<double>(s.output_elements()) * static_cast<double>(s.reduction()) <= 2097152.0;
-    if (tut::testing::sanitizing() && !small) continue;
-    const std::string why = unsupported_reason(*v13, s);
-    if (!why.empty()) {
-      WARN("v13's 128-pixel tiles skipped on " << shape_text(s) << ": " << why);
-      continue;
+  struct Wide {
+    const char* version;  // the registered version whose limits the kernel has
+    const char* name;
+    Kernel kernel;
+  };
+  const Wide wide[] = {
+      {"v13_shared_filters_bf16_nhwc", "v13_shared_filters_bf16_nhwc (128-pixel tiles)",
+       {Precision::bf16, Layout::nhwc, nullptr, launch_conv2d_v13_tile128, false}},
+      {"v14_one_wave_bf16_nhwc", "v14_one_wave_bf16_nhwc (192-pixel tiles)",
+       {Precision::bf16, Layout::nhwc, nullptr, launch_conv2d_v14_tile192, false}},
+  };
+  for (const Wide& k : wide) {
+    const Version* v = nullptr;
+    for (const auto& candidate : versions()) {
+      if (candidate.info.name == k.version) v = &candidate;
     }
-    conv2d::testing::require_correct(tile128, "v13_shared_filters_bf16_nhwc (128-pixel tiles)", s,
-                                     tut::testing::seed() + 31 * i);
-    ++ran;
+    REQUIRE(v != nullptr);
+    if (!runnable(*v)) continue;
+    std::size_t ran = 0;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const ConvShape& s = shapes[i];
+      const bool small = static_cast<double>(s.output_elements()) * static_cast<double>(s.reduction()) <= 2097152.0;
+      if (tut::testing::sanitizing() && !small) continue;
+      const std::string why = unsupported_reason(*v, s);
+      if (!why.empty()) {
+        WARN(k.name << " skipped on " << shape_text(s) << ": " << why);
+        continue;
+      }
+      conv2d::testing::require_correct(k.kernel, k.name, s, tut::testing::seed() + 31 * i);
+      ++ran;
+    }
+    if (unsupported_reason(*v, shapes[0]).empty()) REQUIRE(ran > 0);  // a GPU that runs the version ran them
   }
-  if (unsupported_reason(*v13, shapes[0]).empty()) REQUIRE(ran > 0);  // a GPU that runs v13 ran them
 }
 
 TEST_CASE("the Winograd versions on their edge cases", "[conv2d][winograd]") {
@@ -247,7 +259,7 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   REQUIRE(supports_v07(odd_c).find("C % 8") != std::string::npos);
   REQUIRE(supports_v08(odd_c).find("C % 64") != std::string::npos);
   REQUIRE(supports_v08(make(1, 32, 12, 12, 8, 3, 3, 1, 1, 1, 1)).find("C % 64") != std::string::npos);
-  // v11-v13: v08's limits, and the im2col map's: box corners of 8 bits (padding up to 128).
+  // v11-v14: v08's limits, and the im2col map's: box corners of 8 bits (padding up to 128).
   REQUIRE(supports_v11(odd_c).find("C % 64") != std::string::npos);
   const ConvShape wide_pad_shape = make(1, 64, 4, 4, 8, 3, 3, 130, 1, 1, 1);
   const std::string wide_pad = supports_v11(wide_pad_shape);
@@ -280,6 +292,9 @@ TEST_CASE("restricted versions reject what they cannot run, with a reason", "[co
   REQUIRE_THROWS_AS(launch_conv2d_v13_shared_filters_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
                     std::invalid_argument);
   REQUIRE_THROWS_AS(launch_conv2d_v13_tile128(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v14_one_wave_bf16(odd_c, xb.data(), wb.data(), yb.data(), nullptr),
+                    std::invalid_argument);
+  REQUIRE_THROWS_AS(launch_conv2d_v14_tile192(odd_c, xb.data(), wb.data(), yb.data(), nullptr), std::invalid_argument);
   // An invalid shape: every launcher refuses it.
   const ConvShape none = make(1, 1, 2, 2, 1, 3, 3, 0, 0, 1, 1);  // 3x3 filter on a 2x2 image, no padding
   for (const auto& v : versions()) {

@@ -1,8 +1,8 @@
 /// @file
-/// @brief The TMA implicit GEMM of v11-v13 (sm_90a): an im2col tensor map for the input, a tiled
+/// @brief The TMA implicit GEMM of v11-v14 (sm_90a): an im2col tensor map for the input, a tiled
 /// map for the filters, one producer warp and an mbarrier ring feeding one consumer warpgroup
-/// (v13: two, sharing each filter slice), and (v12, v13) the output through shared memory and TMA
-/// stores.
+/// (v13: two, v14: three, sharing each filter slice), and (v12-v14) the output through shared
+/// memory and TMA stores.
 #pragma once
 
 #include <cuda.h>
@@ -25,9 +25,9 @@
 namespace conv2d {
 
 /// The block of the TMA implicit GEMM: `kGroups` consumer warpgroups of 64 output pixels each
-/// (v11, v12: one; v13: two) and one producer warp; tiles of 64 kGroups output pixels x 64 output
-/// channels, slices of 64 channels of one filter tap, kStages of them in shared memory, and with
-/// kStoreByTma (v12, v13) a staged 64 x 64 output tile per warpgroup.
+/// (v11, v12: one; v13: two; v14: three) and one producer warp; tiles of 64 kGroups output pixels
+/// x 64 output channels, slices of 64 channels of one filter tap, kStages of them in shared memory,
+/// and with kStoreByTma (v12-v14) a staged 64 x 64 output tile per warpgroup.
 template <int kGroups, int kStages, bool kStoreByTma>
 struct TmaConvTiles {
   static constexpr int kBM = 64 * kGroups;               ///< output pixels per tile: 64 per warpgroup
@@ -46,7 +46,7 @@ struct TmaConvTiles {
 /// @brief Y (N P Q x K, bf16) = A B^T with A's and B's slices brought by TMA: warps 0 to
 /// 4 kGroups - 1 multiply (warpgroup g: rows 64 g ... of the tile, v09's wgmma), the last warp
 /// loads; persistent grid, tiles ordered as in v09; the epilogue v09's (v11) or through shared
-/// memory and a TMA store per warpgroup (v12, v13: kStoreByTma).
+/// memory and a TMA store per warpgroup (v12-v14: kStoreByTma).
 ///
 ///     producer  lane 0 of the last warp walks the block's tiles and their slices in the
 ///               consumers' order; per slice: wait until the stage is empty, announce its bytes
@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kGroups, kStages, kStoreByTma>::k
   using T = TmaConvTiles<kGroups, kStages, kStoreByTma>;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = align_1024(smem_raw);  // kStages x [ A (kBM x 128 B) | B (64 x 128 B) ], swizzled by TMA
-  unsigned char* staged = smem + kStages * T::kStageBytes;  // v12, v13: the output tiles, for the TMA stores
+  unsigned char* staged = smem + kStages * T::kStageBytes;  // v12-v14: the output tiles, for the TMA stores
   auto* full = reinterpret_cast<std::uint64_t*>(staged + kGroups * T::kOutBytes);  // a stage's bytes landed
   std::uint64_t* empty = full + kStages;                                           // a stage's wgmma are done
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
@@ -152,13 +152,15 @@ __global__ void __launch_bounds__(TmaConvTiles<kGroups, kStages, kStoreByTma>::k
       // v12: the warpgroup's 64 x 64 tile through shared memory, in the 128-byte swizzle (the 8
       // rows a store instruction writes land in 8 different 16-byte chunks: no bank conflict),
       // then one TMA store, which writes whole lines and clips what lies past M or K; the warps
-      // go on at once. A named barrier per warpgroup (1, 2; 0 is __syncthreads).
+      // go on at once. A named barrier per warpgroup (1, 2, 3; 0 is __syncthreads).
       unsigned char* out = staged + group * T::kOutBytes;
-      const auto group_barrier = [group] {  // ids as constants: ptxas then reserves only those two
+      const auto group_barrier = [group] {  // ids as constants: ptxas then reserves only those
         if (group == 0) {
           named_barrier_sync(1, 128);
-        } else {
+        } else if (kGroups < 3 || group == 1) {
           named_barrier_sync(2, 128);
+        } else {
+          named_barrier_sync(3, 128);
         }
       };
       const bool leader = (kGroups == 1 ? t : t % 128) == 0;  // the warpgroup's first thread
@@ -197,7 +199,7 @@ __global__ void __launch_bounds__(TmaConvTiles<kGroups, kStages, kStoreByTma>::k
 struct TmaConvMaps {
   CUtensorMap x;  ///< im2col map of the input: loads of 64 kGroups pixels x 64 channels
   CUtensorMap w;  ///< tiled map of the filters (K x R S C): 64 x 64 boxes
-  CUtensorMap y;  ///< tiled map of the output (N P Q x K): 64 x 64 boxes (v12's and v13's stores; else unused)
+  CUtensorMap y;  ///< tiled map of the output (N P Q x K): 64 x 64 boxes (the stores of v12-v14; else unused)
 };
 
 /// Builds the maps, x's for loads of `pixels` pixels and y's when `y` is not null; errors name
@@ -210,7 +212,7 @@ TmaConvMaps make_tma_conv_maps(const char* who, const ConvShape& s, const __nv_b
 std::string tma_store_unavailable(const ConvShape& s, const void* y);
 
 /// Throws std::invalid_argument naming `who` unless the TMA kernels can run `s` (a valid shape
-/// that supports_v11() accepts). Every launcher of v11-v13 calls it first.
+/// that supports_v11() accepts). Every launcher of v11-v14 calls it first.
 void require_tma_conv(const ConvShape& s, const char* who);
 
 /// Launches conv2d_tma_im2col_bf16<kGroups, kStages, kStoreByTma> on a persistent grid (as many
@@ -234,7 +236,7 @@ void launch_tma_conv(const char* who, const ConvShape& s, const __nv_bfloat16* x
 }
 
 // [store_choice]
-/// v12's and v13's launch: the output through shared memory and TMA stores where y can take a
+/// The launch of v12-v14: the output through shared memory and TMA stores where y can take a
 /// tensor map, else v11's stores from the registers.
 template <int kGroups, int kStages>
 void launch_tma_conv_stored(const char* who, const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
