@@ -47,6 +47,16 @@ int v14_tile_pixels(const ConvShape& s, int sms) {
 /// runs' clocks (12.7-12.9 against 13.0-13.4 µs), 3% behind with its clocks at base (15.4 against
 /// 14.9). On 56x56, 192-pixel tiles took 0.0252-0.0258 ms against v13's 0.0237-0.0239: hence the
 /// one-wave condition.
+///
+/// **Measured (H200, recorded run of commit 22ba08a).** 0.0155 ms on 28x28, the same as v13
+/// (0.0155): the recorded table does not show the gain. Two later calls with 300 repetitions per
+/// row, in both orders: 1.07x and 1.01x v13; ncu at real clocks 1.04-1.06x v12's kernel. A few
+/// percent, at the noise of one timed row (v12 and v13, the same kernel on 28x28, differ by up to
+/// 4% in one run).
+///
+/// **What is still wrong.** One tile per SM leaves nothing to overlap the first loads and the
+/// epilogue with: ncu has the tensor pipe busy 30% of the time, L2 48%. Pairs of CTAs multicasting
+/// the input slice (a third fewer bytes again) were slower (the chapter page, "Tried after v14").
 void launch_conv2d_v14_one_wave_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                      __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v14_one_wave_bf16_nhwc";
