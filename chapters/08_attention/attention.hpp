@@ -97,7 +97,7 @@ __host__ __device__ inline int snake_item(int round, int block, int grid) {
 }
 
 // [mixed_items]
-/// v18's items without the mask: how many of a head's ceil(Sq / br) items are *small*, br - 64
+/// v18's items: how many of a head's ceil(Sq / br) items are *small*, br - 64
 /// rows (one consumer warpgroup fewer) instead of br. As many as the rows past the end allow: each
 /// small item gives back 64 of the rows past Sq that ceil(Sq / br) items of br rows would compute
 /// for nothing (Sq = 1024, br = 192: 128 such rows, so 4 items of 192 and 2 of 128, none past the end).
@@ -107,22 +107,29 @@ __host__ __device__ inline int small_items(int sq, int br) {
   return small < items ? small : items;
 }
 
-/// v18's item `w` without the mask (of ceil(Sq / br) per head, as before): the large items of
-/// every head first, head by head, then the small ones (small_items()), so that a persistent
-/// grid's last rounds take the short ones. Sets the head `bh`, the item's first row `row0` and its
-/// rows inside Sq, `rows_valid`.
-__host__ __device__ inline void mixed_item(int w, int sq, int heads, int br, int& bh, int& row0, int& rows_valid) {
-  const int small = small_items(sq, br), large = (sq + br - 1) / br - small;
-  int rows = br;
-  if (w < large * heads) {
+/// v18's item `w` (of ceil(Sq / br) per head, as before). In each head the small items take the
+/// first rows (with the mask the rows that see the fewest keys), the large ones the rest. Without
+/// the mask the large items of every head come first, head by head, then the small ones, so that a
+/// persistent grid's last rounds take the short ones; with it, v06's order, the items with the
+/// most keys first, all heads at a time (the small ones, at the top of the sequence, come last).
+/// Sets the head `bh`, the item's first row `row0` and its rows inside Sq, `rows_valid`.
+__host__ __device__ inline void mixed_item(int w, int sq, int heads, int br, bool causal, int& bh, int& row0,
+                                           int& rows_valid) {
+  const int small = small_items(sq, br), items = (sq + br - 1) / br, large = items - small;
+  int i = 0;  // the item's place in its head: 0 .. small - 1 the small ones, then the large ones
+  if (causal) {
+    bh = w % heads;
+    i = items - 1 - w / heads;
+  } else if (w < large * heads) {
     bh = w / large;
-    row0 = (w % large) * br;
+    i = small + w % large;
   } else {
     w -= large * heads;
     bh = w / small;
-    row0 = large * br + (w % small) * (br - 64);
-    rows = br - 64;
+    i = w % small;
   }
+  const int rows = i < small ? br - 64 : br;
+  row0 = i < small ? i * (br - 64) : small * (br - 64) + (i - small) * br;
   rows_valid = rows < sq - row0 ? rows : sq - row0;
 }
 // [mixed_items]

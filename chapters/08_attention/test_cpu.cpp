@@ -396,35 +396,44 @@ TEST_CASE("v13's persistent grid: every item taken exactly once; the snake evens
   }
 }
 
-TEST_CASE("v18's items: every row of every head exactly once, none past the end beyond 63, long items first", "[attention][v18]") {
+TEST_CASE("v18's items: every row of every head exactly once, none past the end beyond 63, short ones last", "[attention][v18]") {
   // S1024, 192-row items: 4 of 192 and 2 of 128 per head (v17: 6 of 192, 128 rows past the end).
   REQUIRE(small_items(1024, 192) == 2);
   REQUIRE(small_items(4096, 192) == 2);  // 20 x 192 + 2 x 128
   REQUIRE(small_items(8192, 192) == 1);  // 42 x 192 + 128
   REQUIRE(small_items(1152, 192) == 0);  // 6 x 192 exactly
   REQUIRE(small_items(1, 192) == 1);     // one item, 128 rows (its consumers 1 and 2 compute nothing)
-  for (int br : {128, 192})
-    for (int sq : {1, 2, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 300, 385, 1000, 1024, 4096, 8191}) {
-      const int heads = 3, items = (sq + br - 1) / br * heads;  // as many items as v17's
-      INFO("br " << br << ", sq " << sq);
-      std::vector<int> seen(static_cast<std::size_t>(heads * sq), 0);
-      int last_rows = br;
-      for (int w = 0; w < items; ++w) {
-        int bh = -1, row0 = -1, rows_valid = -1;
-        mixed_item(w, sq, heads, br, bh, row0, rows_valid);
-        REQUIRE(bh >= 0);
-        REQUIRE(bh < heads);
-        REQUIRE(row0 >= 0);
-        REQUIRE(rows_valid >= 1);
-        const int rows = w < (items / heads - small_items(sq, br)) * heads ? br : br - 64;  // the item's size
-        REQUIRE(rows <= last_rows);  // long items first
-        last_rows = rows;
-        REQUIRE(rows_valid <= rows);
-        if (sq >= br) REQUIRE(rows - rows_valid < 64);  // at most 63 rows past the end in any item
-        for (int r = row0; r < row0 + rows_valid; ++r) ++seen[static_cast<std::size_t>(bh * sq + r)];
+  for (bool causal : {false, true})
+    for (int br : {128, 192})
+      for (int sq : {1, 2, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 300, 385, 1000, 1024, 4096, 8191}) {
+        const int heads = 3, per_head = (sq + br - 1) / br, items = per_head * heads;  // as many items as v17's
+        const int small = small_items(sq, br);
+        INFO("causal " << causal << ", br " << br << ", sq " << sq);
+        std::vector<int> seen(static_cast<std::size_t>(heads * sq), 0);
+        int last_rows = br, last_tiles = sq + 1;  // key tiles of 64: at most sq
+        for (int w = 0; w < items; ++w) {
+          int bh = -1, row0 = -1, rows_valid = -1;
+          mixed_item(w, sq, heads, br, causal, bh, row0, rows_valid);
+          REQUIRE(bh >= 0);
+          REQUIRE(bh < heads);
+          REQUIRE(row0 >= 0);
+          REQUIRE(rows_valid >= 1);
+          // The item's size: the small ones take each head's first rows.
+          const int rows = row0 < small * (br - 64) ? br - 64 : br;
+          REQUIRE(rows_valid <= rows);
+          if (sq >= br) REQUIRE(rows - rows_valid < 64);  // at most 63 rows past the end in any item
+          if (causal) {  // v06's order: the most keys first (S = Sq keys, tiles of 64)
+            const int tiles = key_tiles(row0, rows_valid, sq, sq, true, 64);
+            REQUIRE(tiles <= last_tiles);
+            last_tiles = tiles;
+          } else {  // the long items of every head first
+            REQUIRE(rows <= last_rows);
+            last_rows = rows;
+          }
+          for (int r = row0; r < row0 + rows_valid; ++r) ++seen[static_cast<std::size_t>(bh * sq + r)];
+        }
+        for (int c : seen) REQUIRE(c == 1);
       }
-      for (int c : seen) REQUIRE(c == 1);
-    }
 }
 
 TEST_CASE("the searches: unique names, each winner run by its version's launcher, one per D", "[attention][tune]") {

@@ -207,6 +207,25 @@ TEST_CASE("items of two sizes on a persistent grid: long and short items, two sh
   }
 }
 
+TEST_CASE("items of two sizes with the mask: the short ones at the top of each head, scheduled last", "[attention][v18]") {
+  // With the mask v18's small items take each head's first rows (the fewest keys): S2048 splits
+  // into 1 item of 128 rows and 10 of 192, S2500 into 2 of 128 and 11 of 192, and with Sk > Sq
+  // every row sees Sk - Sq keys more. v18 only: the other versions' items are unchanged.
+  std::vector<Shape> shapes = {{1, 3, 2048, 2048, 64, true}, {1, 2, 2500, 2500, 64, true}, {1, 2, 2000, 3000, 64, true}};
+  if (tut::testing::sanitizing()) shapes = {{1, 1, 257, 457, 64, true}};  // 128 + 192 rows (the first 128 see 201-328 keys)
+  const Version* v18 = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == "v18_mixed_items") v18 = &v;
+  }
+  REQUIRE(v18 != nullptr);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    INFO(shape_text(s));
+    REQUIRE(v14_wide_tiles(s));  // v18 runs its 192-row tiles here
+    if (runnable(*v18, s)) require_correct(v18->kernel, workspace_of(*v18, s), v18->info.name, s, tut::testing::seed() + 40 + i);
+  }
+}
+
 TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {
   const Shape s{1, 3, 131, 200, 64, true};
   for (const auto& v : versions()) {

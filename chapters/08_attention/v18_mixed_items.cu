@@ -1,7 +1,6 @@
 /// @file
-/// @brief v18: v17 with items of two sizes at D = 64 without the mask, 192 and 128 query rows, so
-/// that no item computes rows past the end and the persistent grid's last round takes short ones
-/// (sm_90a).
+/// @brief v18: v17 with items of two sizes at D = 64, 192 and 128 query rows, so that no item
+/// computes rows past the end and the persistent grid's last round takes short ones (sm_90a).
 #include "warp_specialized_kernel.cuh"
 
 namespace attention {
@@ -22,10 +21,10 @@ namespace attention {
 /// number of waves.
 ///
 /// **Changed since v17.** One field of the tiles (`mixed_items`, in V18Tiles64): the item's rows
-/// (mixed_item()) and the idle consumer's branch (`[idle]`). With the mask, v14's rule runs v07's
-/// tiles at S1024, and at S4096 the items keep v17's sizes (their cost grows with the row, so
-/// longest-first orders them); D = 128 runs v17's tiles (128-row items fill a head exactly at
-/// every shape of the table).
+/// (mixed_item(): the small items take each head's first rows) and the idle consumer's branch
+/// (`[idle]`). With the mask, v14's rule runs v07's tiles at S1024; at S4096 the items are split
+/// as without it (a later change: the first measurements below had v17's items there). D = 128
+/// runs v17's tiles (128-row items fill a head exactly at every shape of the table).
 ///
 /// **Predicted (H200, written before the first run).** From v11 (two consumers, 391 TFLOP/s) and
 /// v12 (three, 454) at S4096 D64, a 128-row item costs about 0.77 of a 192-row one, so the busiest
@@ -45,6 +44,12 @@ namespace attention {
 /// softmax now hides behind one other's products, not two). Letting the third consumer compute
 /// its 64 rows past the end (no idle branch) was 0.97-0.99x v17 at S1024 (ncu 68.8 us) and 1% behind
 /// v18 at S4096 (785 us).
+///
+/// **With the mask (a later change).** v17's items at S4096 left each head's last 64 rows, which
+/// see every key, to one consumer of three: 64 of a head's 1152 consumer turns idle. Split as
+/// without the mask, the small items at the top of the head (the fewest keys) and handed out last
+/// by the longest-first order: 1089 turns, 3 idle. **Predicted:** +3-5% at B4 H16 S4096 D64 with
+/// the mask, the other shapes unchanged. **Measured:** MEASURED_MASK.
 // [launch]
 void launch_attention_v18_mixed_items(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                       const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,

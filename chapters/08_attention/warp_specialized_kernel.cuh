@@ -74,18 +74,19 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     return snake_item(r, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x));
   };
   const int rounds = T::kPersistent ? (items + static_cast<int>(gridDim.x) - 1) / static_cast<int>(gridDim.x) : 1;
-  // v18, without the mask: items of Br and Br - 64 rows, the short ones last (mixed_item()).
-  const bool mixed = T::kMixedItems && !causal;
-  const auto item = [&](int w, int& bh, int& row0, int& rows_valid, bool mixed_items) {  // returns the item's key tiles
+  // v18: items of Br and Br - 64 rows, the short ones scheduled last (mixed_item()).
+  const bool mixed = T::kMixedItems;
+  // (`masked` is `causal`, passed in so that the producer can compile v18's mapping per mask.)
+  const auto item = [&](int w, int& bh, int& row0, int& rows_valid, bool mixed_items, bool masked) {  // returns the item's key tiles
     if (mixed_items) {
-      mixed_item(w, sq, heads, Br, bh, row0, rows_valid);
-      return key_tiles(row0, rows_valid, sq, sk, false, Bc);
+      mixed_item(w, sq, heads, Br, masked, bh, row0, rows_valid);
+      return key_tiles(row0, rows_valid, sq, sk, masked, Bc);
     }
     int qt = 0;
-    block_tile(w, q_tiles, heads, causal, bh, qt);
+    block_tile(w, q_tiles, heads, masked, bh, qt);
     row0 = qt * Br;
     rows_valid = min(Br, sq - row0);
-    return key_tiles(row0, rows_valid, sq, sk, causal, Bc);
+    return key_tiles(row0, rows_valid, sq, sk, masked, Bc);
   };
   const int group = static_cast<int>(threadIdx.x) / 128;  // below kConsumers: consumers; kConsumers: the producer
 
@@ -110,15 +111,17 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     if (threadIdx.x == 128 * T::kConsumers) {
 // [producer]
       // Fill f of the ring (the block's f-th K/V tile, over all its items) goes to stage f % S.
-      // (The loop is compiled once for each kind of item, v18's and v07-v17's: the producer's 24
-      // registers do not hold both mappings' values at once.)
-      const auto produce = [&](auto mixed_items) {
+      // (The loop is compiled once for each kind of item, v07-v17's and v18's with and without the
+      // mask: the producer's 24 registers do not hold two mappings' values at once.)
+      const auto produce = [&](auto mixed_items, auto mixed_masked) {
+        constexpr bool kMixed = decltype(mixed_items)::value;
+        const bool masked = kMixed ? decltype(mixed_masked)::value : causal;  // v18's: a constant
         int fills = 0, q_fills = 0;
         for (int r = 0; r < rounds; ++r) {
           const int w = item_of_round(r);
           if (w >= items) continue;  // the last round has fewer items than blocks
           int bh = 0, row0 = 0, rows_valid = 0;
-          const int tiles = item(w, bh, row0, rows_valid, decltype(mixed_items)::value);
+          const int tiles = item(w, bh, row0, rows_valid, kMixed, masked);
           if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
           // v13: the previous item's Q is read (v17: the one before it, which used this buffer)
           const int qb = q_fills % QB;
@@ -144,10 +147,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           fills += tiles;
         }
       };
-      if (mixed) {
-        produce(std::true_type{});
+      if (!mixed) {
+        produce(std::false_type{}, std::false_type{});
+      } else if (causal) {
+        produce(std::true_type{}, std::true_type{});
       } else {
-        produce(std::false_type{});
+        produce(std::true_type{}, std::false_type{});
       }
 // [producer]
     }
@@ -164,7 +169,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       const int w = item_of_round(r);
       if (w >= items) continue;
       int bh = 0, row0 = 0, rows_valid = 0;
-      const int tiles = item(w, bh, row0, rows_valid, mixed);
+      const int tiles = item(w, bh, row0, rows_valid, mixed, causal);
       const int my_row = row0 + wg_row + warp * 16 + g;  // this thread's rows in the head: my_row, my_row + 8
       float o_acc[D / 2];  // O, 64 x D per warpgroup, wgmma's accumulator layout (unnormalized)
 #pragma unroll
@@ -271,8 +276,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [consumer]
       } else if (T::kMixedItems && tiles > 0 && __any_sync(0xffffffffu, wg_row >= rows_valid)) {
 // [idle]
-        // v18: none of this warpgroup's rows is inside Sq (a short item's third 64 rows, or with
-        // the mask the rows past Sq of a head's last item): no product, no softmax, no store. It
+        // v18: none of this warpgroup's rows is among the item's (a short item's third 64 rows, or
+        // the rows past Sq of a head's last item): no product, no softmax, no store. It
         // still takes its turns, so that the others' pass round the ring as always, and releases
         // each stage once the stage is full (the arrival then counts towards that fill's empty
         // phase, not an earlier one). The test is a vote: its result is the same in every lane,

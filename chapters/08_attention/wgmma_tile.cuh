@@ -48,8 +48,8 @@ struct WgmmaTiles {
   /// v17 (persistent): two Q tiles, so that the producer loads the next item's Q while this
   /// item's is still in use; 1 (v07-v16): the next Q waits until every consumer has read this one.
   static constexpr int q_buffers = 1;
-  /// v18 (with ping_pong): without the mask, each head's rows split into items of Br rows and of
-  /// Br - 64 (mixed_item()), the short ones last, and a consumer whose 64 rows of an item are all
+  /// v18 (with ping_pong): each head's rows split into items of Br rows and of Br - 64
+  /// (mixed_item()), the short ones scheduled last, and a consumer whose 64 rows of an item are all
   /// past Sq computes nothing (it keeps the turns and releases the stages); false (v07-v17):
   /// ceil(Sq / Br) items of Br rows, the last one's rows past Sq computed like the others.
   static constexpr bool mixed_items = false;
@@ -320,7 +320,7 @@ struct V17Tiles128 : V16Tiles128 {};
 // [v18_config]
 /// v18's tiles at D = 64: v17's, with items of 192 and 128 rows (mixed_item()).
 struct V18Tiles64 : V17Tiles64 {
-  static constexpr bool mixed_items = true;  ///< items of 192 and 128 rows, the short ones last
+  static constexpr bool mixed_items = true;  ///< items of 192 and 128 rows, the short ones scheduled last
 };
 // [v18_config]
 
