@@ -49,7 +49,10 @@ namespace attention {
 /// see every key, to one consumer of three: 64 of a head's 1152 consumer turns idle. Split as
 /// without the mask, the small items at the top of the head (the fewest keys) and handed out last
 /// by the longest-first order: 1089 turns, 3 idle. **Predicted:** +3-5% at B4 H16 S4096 D64 with
-/// the mask, the other shapes unchanged. **Measured:** MEASURED_MASK.
+/// the mask, the other shapes unchanged. **Measured (H200, commit e766218):** ncu at base clocks
+/// 438.6 against v17's 458.5 us at S4096 D64 with the mask (+4.5%), 791 against 790 without it,
+/// 65.9 against 67.8 at S1024; in the recorded run 418.8 TFLOP/s at S4096 D64 causal, 1.045x v17
+/// and 1.017x PyTorch's cuDNN in the same call (was 0.959x).
 // [launch]
 void launch_attention_v18_mixed_items(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                       const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
