@@ -56,7 +56,8 @@ int v14_tile_pixels(const ConvShape& s, int sms) {
 ///
 /// **What is still wrong.** One tile per SM leaves nothing to overlap the first loads and the
 /// epilogue with: ncu has the tensor pipe busy 30% of the time, L2 48%. Pairs of CTAs multicasting
-/// the input slice (a third fewer bytes again) were slower (the chapter page, "Tried after v14").
+/// the input slice (a third fewer bytes again) and one wgmma group left in flight across slices
+/// were slower (the chapter page, "Tried after v14").
 void launch_conv2d_v14_one_wave_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                      __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v14_one_wave_bf16_nhwc";
