@@ -212,16 +212,18 @@ TmaConvMaps make_tma_conv_maps(const char* who, const ConvShape& s, const __nv_b
 std::string tma_store_unavailable(const ConvShape& s, const void* y);
 
 /// Throws std::invalid_argument naming `who` unless the TMA kernels can run `s` (a valid shape
-/// that supports_v11() accepts). Every launcher of v11-v14 calls it first.
+/// that supports_v11() accepts). launch_tma_conv() calls it first: every launch of v11-v14 goes
+/// through it.
 void require_tma_conv(const ConvShape& s, const char* who);
 
 /// Launches conv2d_tma_im2col_bf16<kGroups, kStages, kStoreByTma> on a persistent grid (as many
-/// blocks as fit, at most one per tile); `who` names the version in errors. The caller checked
-/// supports_v11().
+/// blocks as fit, at most one per tile), after require_tma_conv(); `who` names the version in
+/// errors.
 template <int kGroups, int kStages, bool kStoreByTma>
 void launch_tma_conv(const char* who, const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                      __nv_bfloat16* y, cudaStream_t stream) {
   using T = TmaConvTiles<kGroups, kStages, kStoreByTma>;
+  require_tma_conv(s, who);
   require_16_byte_aligned(x, w, who);  // a tensor map's base: 16-byte aligned
   const std::int64_t tiles = (s.n * s.p() * s.q() + T::kBM - 1) / T::kBM * ((s.k + T::kBN - 1) / T::kBN);
   if (tiles > INT_MAX) throw std::invalid_argument(std::string(who) + ": too many tiles for an int");

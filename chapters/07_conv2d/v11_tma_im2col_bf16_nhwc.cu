@@ -116,7 +116,6 @@ TmaConvMaps make_tma_conv_maps(const char* who, const ConvShape& s, const __nv_b
 void launch_conv2d_v11_tma_im2col_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                       __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v11_tma_im2col_bf16_nhwc";
-  require_tma_conv(s, who);
   launch_tma_conv<1, 4, false>(who, s, x, w, y, stream);  // one warpgroup, 4 stages (3 blocks per SM), v09's epilogue
 }
 

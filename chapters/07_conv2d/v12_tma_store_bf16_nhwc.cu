@@ -43,7 +43,6 @@ namespace conv2d {
 void launch_conv2d_v12_tma_store_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                      __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v12_tma_store_bf16_nhwc";
-  require_tma_conv(s, who);
   // [launch]
   launch_tma_conv_stored<1, 4>(who, s, x, w, y, stream);  // one warpgroup, 4 stages: 3 blocks per SM
   // [launch]

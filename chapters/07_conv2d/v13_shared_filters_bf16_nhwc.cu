@@ -50,7 +50,6 @@ int v13_tile_pixels(const ConvShape& s, int sms) {
 void launch_conv2d_v13_shared_filters_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                           __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v13_shared_filters_bf16_nhwc";
-  require_tma_conv(s, who);
   // [launch]
   if (v13_tile_pixels(s, sm_count()) == 128) {
     launch_tma_conv_stored<2, 3>(who, s, x, w, y, stream);  // two warpgroups, 3 stages: 2 blocks per SM
@@ -63,7 +62,6 @@ void launch_conv2d_v13_shared_filters_bf16(const ConvShape& s, const __nv_bfloat
 void launch_conv2d_v13_tile128(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v13_shared_filters_bf16_nhwc (128-pixel tiles)";
-  require_tma_conv(s, who);
   launch_tma_conv_stored<2, 3>(who, s, x, w, y, stream);
 }
 

@@ -61,7 +61,6 @@ int v14_tile_pixels(const ConvShape& s, int sms) {
 void launch_conv2d_v14_one_wave_bf16(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                      __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v14_one_wave_bf16_nhwc";
-  require_tma_conv(s, who);
   // [launch]
   switch (v14_tile_pixels(s, sm_count())) {
     case 192:
@@ -79,7 +78,6 @@ void launch_conv2d_v14_one_wave_bf16(const ConvShape& s, const __nv_bfloat16* x,
 void launch_conv2d_v14_tile192(const ConvShape& s, const __nv_bfloat16* x, const __nv_bfloat16* w,
                                __nv_bfloat16* y, cudaStream_t stream) {
   const char* who = "v14_one_wave_bf16_nhwc (192-pixel tiles)";
-  require_tma_conv(s, who);
   launch_tma_conv_stored<3, 5>(who, s, x, w, y, stream);
 }
 

@@ -79,8 +79,8 @@ const std::vector<Version>& versions() {
                         "item's is in use",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v17_double_q}, 0.0, unsupported_v7, nullptr},
-      {{"v18_mixed_items", "v17 with items of 192 and 128 query rows at D = 64 without the mask: none computes "
-                           "rows past the end, and the persistent grid's last round takes the short ones",
+      {{"v18_mixed_items", "v17 with items of 192 and 128 query rows at D = 64: none computes rows past the end, "
+                           "and the persistent grid's last round takes the short ones",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v18_mixed_items}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,

@@ -3,7 +3,7 @@
 /// and its launcher, templated on the tiles (WgmmaTiles): v07_wgmma.cu runs the tiles chosen per
 /// head dimension, v09_ping_pong.cu the same with the consumers taking turns, v10_overlap.cu the
 /// turns with each consumer's softmax overlapping its own P V, v11_wide_tiles.cu that on 176-key
-/// tiles, v12-v17 further fields of the tiles, tune/wgmma_candidates.cu the candidates of the
+/// tiles, v12-v18 further fields of the tiles, tune/wgmma_candidates.cu the candidates of the
 /// searches (sm_90a).
 #pragma once
 

@@ -49,8 +49,8 @@ struct WgmmaTiles {
   /// item's is still in use; 1 (v07-v16): the next Q waits until every consumer has read this one.
   static constexpr int q_buffers = 1;
   /// v18 (with ping_pong): each head's rows split into items of Br rows and of Br - 64
-  /// (mixed_item()), the short ones scheduled last, and a consumer whose 64 rows of an item are all
-  /// past Sq computes nothing (it keeps the turns and releases the stages); false (v07-v17):
+  /// (mixed_item()), the short ones scheduled last, and a consumer with none of an item's rows
+  /// computes nothing (it keeps the turns and releases the stages); false (v07-v17):
   /// ceil(Sq / Br) items of Br rows, the last one's rows past Sq computed like the others.
   static constexpr bool mixed_items = false;
 };
