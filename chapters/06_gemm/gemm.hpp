@@ -226,7 +226,7 @@ void launch_gemm_v11_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
-/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v23_tf32_tile_by_waves.cu)
+/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v24_cluster_split_k.cu)
 /// @{
 void launch_gemm_v12_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
@@ -267,6 +267,16 @@ void launch_gemm_v23_tf32_tile_by_waves(std::int64_t m, std::int64_t n, std::int
                                         const float* b, float beta, float* c, cudaStream_t stream);
 /// v23's choice on a GPU of `sms` SMs: the rows of C per block (256, 128 or 64) whose waves end first.
 int v23_tile_rows(std::int64_t m, std::int64_t n, int sms);
+void launch_gemm_v24_cluster_split_k(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                                     const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
+                                     cudaStream_t stream);
+/// v24's choice on a GPU that runs `pair_slots` clusters of two CTAs at once (66 on 132 SMs):
+/// true where pairs of CTAs split each 128 x 128 tile's k-slices (else v20 runs).
+bool v24_takes_pairs(std::int64_t m, std::int64_t n, std::int64_t k, int pair_slots);
+/// v24's pairs whatever the rule says, on at most `max_clusters` clusters, so that each pair takes
+/// many tiles in turn: for the tests (the rule gives every pair one tile). K needs two k-slices.
+void launch_gemm_v24_pairs_on(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                              const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, int max_clusters);
 /// @}
 
 /// @name cuBLAS baselines (cublas_baselines.cpp): the same problem, row-major via C^T = B^T A^T

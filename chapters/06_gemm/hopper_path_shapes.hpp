@@ -1,6 +1,6 @@
 /// @file
 /// @brief The shapes with which test_gpu.cpp runs the Hopper steps that choose among paths (v18-v20,
-/// v23), shared with test_cpu.cpp, which checks that on an H100 (132 SMs) they reach every path
+/// v23, v24), shared with test_cpu.cpp, which checks that on an H100 (132 SMs) they reach every path
 /// the GPU test names: a test shape that silently took another path would test less than it says.
 #pragma once
 
@@ -18,6 +18,16 @@ namespace gemm::testing {
 /// the sanitizers' shape. v20 runs its 128 x 64 tiles on all five.
 inline std::vector<Shape> v18_v20_path_shapes() {
   return {{1000, 1000, 300}, {300, 200, 4100}, {513, 260, 2049}, {300, 201, 4100}, {130, 132, 2048}};
+}
+
+/// v24's paths on an H100 (66 clusters of two): pairs at 1000 x 1000 x 300 (64 tiles, 5 k-slices:
+/// shares of 2 and 3), at 300 x 201 x 4100 (6 tiles, 65 slices, the last partial; N % 4 != 0: C
+/// stored from the registers; K % 8 != 0: operands repacked), at 130 x 132 x 100 (4 tiles, one
+/// slice each, the second partial: the sanitizers' shape) and at 513 x 260 x 2049 (15 tiles, 33
+/// slices); v20 at 200 x 300 x 64 (one k-slice, none for a second CTA) and at 2048 x 1024 x 256
+/// (128 tiles: more than the pairs the GPU runs at once).
+inline std::vector<Shape> v24_path_shapes() {
+  return {{1000, 1000, 300}, {300, 201, 4100}, {130, 132, 100}, {513, 260, 2049}, {200, 300, 64}, {2048, 1024, 256}};
 }
 
 /// v23's paths on an H100: 1000 x 1000 runs 64-row tiles, 2048 x 1000 128-row tiles, 2048 x 2048

@@ -306,7 +306,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 24);
+  REQUIRE(ladder == 25);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -413,7 +413,7 @@ TEST_CASE("v19's splits at the table's shapes on an H100 (132 SMs)", "[gemm][reg
   REQUIRE(v19_splits(1, 1, 1 << 20, 132) == 4);
 }
 
-TEST_CASE("the GPU tests' shapes reach every path of v18-v20 and v23 on an H100 (132 SMs)", "[gemm][registry]") {
+TEST_CASE("the GPU tests' shapes reach every path of v18-v20, v23 and v24 on an H100 (132 SMs)", "[gemm][registry]") {
   // test_gpu.cpp runs these shapes; on an H100 they must take the paths its comments name.
   const std::vector<Shape> a = gemm::testing::v18_v20_path_shapes();
   REQUIRE(a.size() == 5);
@@ -430,6 +430,14 @@ TEST_CASE("the GPU tests' shapes reach every path of v18-v20 and v23 on an H100 
   REQUIRE(v23_tile_rows(1000, 1000, 132) == 64);
   REQUIRE(v23_tile_rows(2048, 1000, 132) == 128);
   REQUIRE(v23_tile_rows(2048, 2048, 132) == 256);
+  const std::vector<Shape> p = gemm::testing::v24_path_shapes();
+  REQUIRE(p.size() == 6);
+  for (int i = 0; i < 4; ++i) REQUIRE(v24_takes_pairs(p[i].m, p[i].n, p[i].k, 66));
+  REQUIRE((p[0].k + 63) / 64 % 2 == 1);  // 5 k-slices: shares of 2 and 3
+  REQUIRE(p[1].n % 4 != 0);               // C from the registers
+  REQUIRE((p[2].k + 63) / 64 == 2);       // one k-slice each
+  REQUIRE_FALSE(v24_takes_pairs(p[4].m, p[4].n, p[4].k, 66));  // one k-slice: v20
+  REQUIRE_FALSE(v24_takes_pairs(p[5].m, p[5].n, p[5].k, 66));  // 128 tiles: v20
 }
 
 TEST_CASE("v23's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
@@ -440,6 +448,19 @@ TEST_CASE("v23's tile at the table's shapes on an H100 (132 SMs)", "[gemm][regis
   REQUIRE(v23_tile_rows(4095, 4097, 132) == 256);  // 5, 9 and 17 waves: 100, 108, 119
   REQUIRE(v23_tile_rows(2048, 1024, 132) == 128);  // 1, 1 and 2 waves: 20, 12, 14
   REQUIRE(v23_tile_rows(1, 1, 132) == 64);
+}
+
+TEST_CASE("v24's pairs at the table's shapes on an H100 (66 clusters of two)", "[gemm][registry]") {
+  REQUIRE(v24_takes_pairs(1024, 1024, 1024, 66));       // 64 tiles of 128 x 128, 16 k-slices: 8 per CTA
+  REQUIRE(v24_takes_pairs(1024, 1024, 4096, 66));       // 64 tiles, 32 k-slices per CTA
+  REQUIRE_FALSE(v24_takes_pairs(2048, 2048, 2048, 66));  // 256 tiles: v20 (its 128 x 256 tile)
+  REQUIRE_FALSE(v24_takes_pairs(4095, 4097, 1023, 66));
+  REQUIRE_FALSE(v24_takes_pairs(8192, 8192, 8192, 66));
+  REQUIRE(v24_takes_pairs(768, 1408, 128, 66));         // 6 x 11 = 66 tiles: one pair each ...
+  REQUIRE_FALSE(v24_takes_pairs(768, 1409, 128, 66));   // ... 6 x 12 = 72 > 66: v20
+  REQUIRE(v24_takes_pairs(1, 1, 65, 66));               // 2 k-slices: one each
+  REQUIRE_FALSE(v24_takes_pairs(1, 1, 64, 66));         // 1 k-slice: nothing for the second CTA
+  REQUIRE_FALSE(v24_takes_pairs(1024, 1024, 1024, 32));  // a GPU of 64 SMs: 64 tiles need two rounds
 }
 
 TEST_CASE("v20's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
@@ -517,7 +538,7 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
                                       "v21_wgmma_tf32",       "v22_split_tf32",       "v23_tf32_tile_by_waves",
-                                      "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v24_cluster_split_k",  "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -548,7 +569,8 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   // registers a wgmma reads, v21's fragments, are written while one may run), C7508 (setmaxnreg ignored).
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                            "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                           "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves"}) {
+                           "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
+                           "v24_cluster_split_k"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -603,10 +625,11 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "fma.rn.f32"));
     REQUIRE_FALSE(has(p, "mma."));
   }
-  SECTION("v12-v22: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
+  SECTION("v12-v24: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                              "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
-                             "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves"}) {
+                             "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
+                             "v24_cluster_split_k"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -677,6 +700,21 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     const std::string v23 = ptx("v23_tf32_tile_by_waves");
     for (const char* shape : {"m64n256k8", "m64n128k8", "m64n64k8"}) {
       REQUIRE(has(v23, std::string("wgmma.mma_async.sync.aligned.") + shape + ".f32.tf32.tf32"));
+    }
+    // v24: v18's 128 x 128 tile in clusters (no multicast, no reduce into C); the partial sums go
+    // to the peer CTA's shared memory (mapa, st.shared::cluster) under a remote arrive with
+    // release at cluster scope, and are read after a wait with acquire at cluster scope.
+    const std::string v24 = ptx("v24_cluster_split_k");
+    REQUIRE(has(v24, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+    REQUIRE(has(v24, "mapa.shared::cluster.u32"));
+    REQUIRE(has(v24, "st.shared::cluster.v4.f32"));
+    REQUIRE(has(v24, "mbarrier.arrive.release.cluster.shared::cluster.b64"));
+    REQUIRE(has(v24, "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"));
+    REQUIRE(has(v24, "barrier.cluster.arrive"));
+    REQUIRE_FALSE(has(v24, ".multicast::cluster"));
+    REQUIRE_FALSE(has(v24, "cp.reduce.async.bulk"));
+    for (const char* stem : {"v16_tma_store", "v17_cluster_multicast", "v19_split_k", "v20_narrow_tiles"}) {
+      REQUIRE_FALSE(has(ptx(stem), "st.shared::cluster"));
     }
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {

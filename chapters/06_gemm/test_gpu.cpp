@@ -115,6 +115,47 @@ TEST_CASE("v18-v20 on each of their paths: half and narrow tiles, split-K with b
   }
 }
 
+namespace {
+
+/// v24's pairs whatever its rule says, on at most three clusters (each pair takes many tiles in
+/// turn, so its pair buffer's barriers go through many phases) or as many as the GPU runs.
+void v24_pairs_on_three(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                        const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  launch_gemm_v24_pairs_on(m, n, k, alpha, a, b, beta, c, stream, 3);
+}
+void v24_pairs_everywhere(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                          const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  launch_gemm_v24_pairs_on(m, n, k, alpha, a, b, beta, c, stream, 0);
+}
+
+}  // namespace
+
+TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm][hopper]") {
+  // The registry's v24 on the shapes of hopper_path_shapes.hpp (test_cpu.cpp checks the paths).
+  // Then the pairs where the rule would not take them: 2049 x 2056 x 200 (289 tiles on three
+  // clusters, 4 k-slices: 2 each), 1031 x 1029 x 333 (operands repacked, C from the registers),
+  // 640 x 768 x 1000 (the Hopper test's third shape), each on three clusters and on all of them.
+  const bool small = tut::testing::sanitizing();
+  const std::vector<Shape> paths = small ? std::vector<Shape>{{130, 132, 100}} : gemm::testing::v24_path_shapes();
+  const std::vector<Shape> many = small ? std::vector<Shape>{{300, 300, 200}}
+                                        : std::vector<Shape>{{2049, 2056, 200}, {1031, 1029, 333}, {640, 768, 1000}};
+  for (const auto& v : versions()) {
+    if (v.info.name != "v24_cluster_split_k" || !runnable(v)) continue;
+    for (const Shape& s : paths) {
+      INFO("v24 pairs: " << v24_takes_pairs(s.m, s.n, s.k, sm_count() / 2));
+      require_correct(v.kernel, v.info.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 40);
+      require_correct(v.kernel, v.info.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 41);
+    }
+    const Kernel three{Precision::bf16, nullptr, v24_pairs_on_three};
+    const Kernel everywhere{Precision::bf16, nullptr, v24_pairs_everywhere};
+    for (const Shape& s : many) {
+      require_correct(three, "v24's pairs on three clusters", s, 1.0f, 0.0f, {}, tut::testing::seed() + 42);
+      require_correct(three, "v24's pairs on three clusters", s, -1.5f, 0.75f, {}, tut::testing::seed() + 43);
+      if (!small) require_correct(everywhere, "v24's pairs", s, 0.5f, 2.0f, {}, tut::testing::seed() + 44);
+    }
+  }
+}
+
 TEST_CASE("v23 on each of its tiles (256, 128 and 64 rows), K odd and not a multiple of the slice", "[gemm][hopper]") {
   // The shapes and the paths they take on an H100: hopper_path_shapes.hpp (test_cpu.cpp checks
   // the paths).

@@ -64,6 +64,8 @@ const std::vector<Version>& versions() {
        {fp32, launch_gemm_v22_split_tf32, nullptr}, 0.0, hopper_unavailable},
       {{"v23_tf32_tile_by_waves", "v21 with 256, 128 or 64 rows of C per block, chosen by how the waves fill the GPU (v18's rule, for TF32)", 90, Kind::ours},
        {tf32, launch_gemm_v23_tf32_tile_by_waves, nullptr}, 0.0, hopper_unavailable},
+      {{"v24_cluster_split_k", "v20, with each 128x128 tile's k-slices split over the two CTAs of a cluster where the tiles leave SMs idle, the halves added through distributed shared memory", 90, Kind::ours},
+       {bf16, nullptr, launch_gemm_v24_cluster_split_k}, 0.0, hopper_unavailable},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
       {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},

@@ -12,6 +12,7 @@ struct V17Tiles {
   static constexpr int block_n = 256;      ///< (see block_m)
   static constexpr int stages = 4;         ///< 4 stages of 48 KiB in the ring
   static constexpr int cluster_m = 2;      ///< clusters of two CTAs along M sharing B (v16: 1)
+  static constexpr int cluster_k = 1;      ///< (v24 pairs CTAs along K)
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores
   static constexpr bool split_k = false;   ///< one cluster per pair of tiles, all of their k-slices
 };

@@ -4,7 +4,9 @@
 /// (setmaxnreg moves registers from the first to the others), blocks striding over the tiles;
 /// and its launcher. v14 launches one block per tile; v15 one persistent block per SM
 /// (persistent_grid()); v16 stores C through shared memory and TMA (tma_store_epilogue.cuh); v17
-/// runs clusters of two CTAs that share B through TMA multicast (the multicast parts below).
+/// runs clusters of two CTAs that share B through TMA multicast (the multicast parts below); v24
+/// runs clusters of two CTAs that split each tile's k-slices and add their halves through
+/// distributed shared memory (the `[pair_sum]` part).
 #pragma once
 
 #include <algorithm>
@@ -25,6 +27,7 @@ namespace gemm {
 ///     static constexpr int block_m, block_n;  // block tile (k-slices of 64), two consumers of block_m / 2 rows
 ///     static constexpr int stages;            // k-slices in the ring
 ///     static constexpr int cluster_m;         // CTAs per cluster along M (1: none; 2: the pair shares B, v17)
+///     static constexpr int cluster_k;         // CTAs per cluster along K (1: none; 2: the pair splits each tile's k-slices, v24)
 ///     static constexpr bool tma_store;        // epilogue registers -> shared memory -> TMA store (v16)
 ///     static constexpr bool split_k;          // blocks split a tile's k-slices; TMA reduce-adds into C (v19)
 ///
@@ -34,7 +37,9 @@ struct WsConfig {
   static constexpr int BM = Tiles::block_m;             ///< rows of C per block
   static constexpr int BN = Tiles::block_n;             ///< columns of C per block: the wgmma's n
   static constexpr int kStages = Tiles::stages;         ///< k-slices resident in shared memory
-  static constexpr int kClusterM = Tiles::cluster_m;    ///< CTAs per cluster (along M), sharing B
+  static constexpr int kClusterM = Tiles::cluster_m;    ///< CTAs per cluster along M, sharing B (v17)
+  static constexpr int kClusterK = Tiles::cluster_k;    ///< CTAs per cluster along K, sharing a tile's k-slices (v24)
+  static constexpr int kClusterSize = kClusterM * kClusterK;  ///< CTAs per cluster
   static constexpr bool kTmaStore = Tiles::tma_store;   ///< epilogue through shared memory and TMA stores
   static constexpr bool kSplitK = Tiles::split_k;       ///< a tile's k-slices split over blocks (v19)
   static constexpr int kConsumers = 2;                  ///< consumer warpgroups (the producer is a third)
@@ -51,18 +56,66 @@ struct WsConfig {
   static constexpr int kEpiBoxCols = 32;
   static constexpr int kEpiBoxBytes = 64 * kEpiBoxCols * 4;  ///< bytes of one staging box
   static constexpr int kEpiBytes = kTmaStore ? kConsumers * 2 * kEpiBoxBytes : 0;  ///< all staging boxes
-  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8;  ///< dynamic smem
+  /// v24: where the peer CTA puts its partial sums of the rows this CTA stores (one consumer's
+  /// kRowsPerGroup x BN fp32), and its two barriers (filled by the peer; read by this CTA).
+  static constexpr int kPairBytes = kClusterK > 1 ? kRowsPerGroup * BN * 4 + 2 * 8 : 0;
+  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + kPairBytes + 2 * kStages * 8;  ///< dynamic smem
   static constexpr int kProducerRegs = 40;   ///< registers per thread the producer keeps (setmaxnreg.dec)
   static constexpr int kConsumerRegs = 232;  ///< registers per thread the consumers get (setmaxnreg.inc)
   static_assert(kRowsPerGroup % 64 == 0 && BM <= 256, "v14: consumers own whole m64 tiles; A is one TMA box");
   static_assert(BN == 64 || BN == 128 || BN == 256, "v14: BN is a wgmma n the steps use (64, 128 or 256)");
   static_assert(kClusterM == 1 || kClusterM == 2, "v14: clusters of one or two CTAs");
+  static_assert(kClusterK == 1 || (kClusterK == 2 && kClusterM == 1 && !kSplitK),
+                "v24: pairs along K only, without pairs along M or v19's split");
   static_assert(kBBoxes % kClusterM == 0, "v14: the CTAs of a cluster split B's boxes evenly");
   static_assert(kStages >= 2, "v14: a ring needs at least two stages");
   static_assert(!kSplitK || (kTmaStore && kClusterM == 1), "v19: split-K adds its partial tiles through TMA");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "v14: the SM has 64K registers");
   static_assert(kSmemBytes <= 227 * 1024, "v14: more shared memory than a Hopper block may have");
 };
+
+#if GEMM_SM90A
+/// v24's exchange between the two CTAs of a cluster that computed the two halves of one tile's
+/// k-slices, one consumer warpgroup's rows at a time. The sender (`receive` false) waits until
+/// the peer has read what it sent last, stores its accumulators into the peer's pair buffer
+/// (distributed shared memory: st.shared::cluster, each thread its own float4 columns, so a
+/// warp's stores are 512 contiguous bytes) and arrives on the peer's pair_full with release at
+/// cluster scope. The receiver waits on its own pair_full with acquire at cluster scope, adds
+/// the peer's sums to its accumulators, and frees the buffer on the peer's pair_free. `pairs`
+/// counts this consumer's earlier exchanges (the phases); `peer` is the other CTA's rank.
+/// Returns true where the caller stores the rows.
+// [pair_sum]
+template <class Cfg>
+__device__ __forceinline__ bool add_pair_sums(float (&acc)[Cfg::kMmas][Cfg::BN / 2], unsigned char* buffer,
+                                              std::uint64_t* pair_full, std::uint64_t* pair_free, unsigned peer,
+                                              bool receive, std::uint32_t pairs) {
+  using namespace sm90;
+  constexpr int kQuads = Cfg::kMmas * Cfg::BN / 8;  // float4s per thread
+  const int t = threadIdx.x % 128;
+  auto* sums = reinterpret_cast<float4*>(buffer);
+  if (receive) {
+    mbar_wait_cluster(pair_full, pairs % 2);  // the peer's stores of exchange `pairs` have landed
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q) {
+      const float4 v = sums[q * 128 + t];
+      float* a = &acc[q / (Cfg::BN / 8)][4 * (q % (Cfg::BN / 8))];
+      a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
+    }
+    mbar_arrive_release_cluster(pair_free, peer);  // read: the peer may send the next tile's
+    return true;
+  }
+  if (pairs > 0) mbar_wait_cluster(pair_free, (pairs - 1) % 2);  // the peer has read the last ones
+  const std::uint32_t remote = cluster_address(sums, peer);
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q) {
+    const float* a = &acc[q / (Cfg::BN / 8)][4 * (q % (Cfg::BN / 8))];
+    st_cluster_v4(remote + static_cast<std::uint32_t>((q * 128 + t) * 16), a[0], a[1], a[2], a[3]);
+  }
+  mbar_arrive_release_cluster(pair_full, peer);  // ... stored: the peer may add them
+  return false;
+}
+// [pair_sum]
+#endif
 
 /// @brief C = alpha * A B + beta * C (BF16 in, fp32 accumulate and out): a warp-specialized
 /// TMA + wgmma kernel whose blocks stride over the tiles (sm_90a; traps elsewhere, where the
@@ -83,6 +136,11 @@ struct WsConfig {
 ///
 /// kSplitK (v19): a unit is a tile and one of `splits` ranges of its k-slices; each block adds
 /// alpha times its partial product to C through TMA reduce-adds (C holds beta * C already).
+///
+/// kClusterK = 2 (v24): the two CTAs of a cluster compute the same tile, each over half of its
+/// k-slices; then each consumer warpgroup's rows are finished by one CTA, which adds the
+/// peer's partial sums, sent through distributed shared memory (add_pair_sums()), and stores
+/// them: C is written once, with no clearing pass and no atomics.
 // [kernel]
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
@@ -91,16 +149,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                               float beta, float* __restrict__ c, int tma_store_c, int splits) {
 #if GEMM_SM90A
   using namespace sm90;
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, S = Cfg::kStages, CM = Cfg::kClusterM;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, S = Cfg::kStages, CM = Cfg::kClusterM, CK = Cfg::kClusterK;
+  constexpr int CS = Cfg::kClusterSize;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = align_1024(smem_raw);  // S stages | epilogue boxes | barriers
+  unsigned char* smem = align_1024(smem_raw);  // S stages | epilogue boxes | (v24) pair buffer | barriers
   unsigned char* epi = smem + S * Cfg::kStageBytes;
-  auto* full = reinterpret_cast<std::uint64_t*>(epi + Cfg::kEpiBytes);
+  unsigned char* pair = epi + Cfg::kEpiBytes;
+  auto* full = reinterpret_cast<std::uint64_t*>(pair + Cfg::kPairBytes);
   std::uint64_t* empty = full + S;
+  // v24: the pair buffer's barriers, its last 16 bytes. pair_full: the peer has stored its
+  // partial sums here; pair_free: the peer has read what this CTA stored into it.
+  std::uint64_t* pair_full = reinterpret_cast<std::uint64_t*>(pair + Cfg::kPairBytes) - 2;
+  std::uint64_t* pair_free = pair_full + 1;
   const int group = threadIdx.x / 128, lane = threadIdx.x % 32;  // group 0: producer; 1, 2: consumers
-  const unsigned rank = CM == 1 ? 0u : blockIdx.x % CM;  // this CTA's rank in its cluster (1-D clusters)
+  const unsigned rank = CS == 1 ? 0u : blockIdx.x % CS;  // this CTA's rank in its cluster (1-D clusters)
+  const unsigned m_rank = CM == 1 ? 0u : rank;           // which tile of a column of CM tiles (v17)
+  const int k_rank = CK == 1 ? 0 : static_cast<int>(rank);  // which share of a tile's k-slices (v24)
 
-  // Work units: a tile, or (clusters) a column of CM vertically adjacent tiles, one per CTA.
+  // Work units: a tile, or (v17's clusters) a column of CM vertically adjacent tiles, one per
+  // CTA, or (v24's) a tile whose k-slices the cluster's CK CTAs share.
   // Units are numbered in the grouped order; the clusters stride over them (v15's persistent
   // grid: fewer blocks than units; v14: one block per unit, each running the loops once).
 // [tile_loop]
@@ -108,20 +175,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int units_m = (tiles_m + CM - 1) / CM;
   const int ksplits = Cfg::kSplitK ? splits : 1;  // a compile-time 1 unless split-K (v19)
   const int units = units_m * tiles_n * ksplits;
-  const int first_unit = static_cast<int>(blockIdx.x) / CM, unit_stride = static_cast<int>(gridDim.x) / CM;
+  const int first_unit = static_cast<int>(blockIdx.x) / CS, unit_stride = static_cast<int>(gridDim.x) / CS;
   const auto unit_origin = [&](int unit, int& row0, int& col0) {
     const TileIndex u = grouped_tile(unit / ksplits, units_m, tiles_n, kGroupM / CM);
-    row0 = (u.row * CM + static_cast<int>(rank)) * BM;
+    row0 = (u.row * CM + static_cast<int>(m_rank)) * BM;
     col0 = u.col * BN;
   };
 // [tile_loop]
   const int tiles_k = (k + kBK - 1) / kBK;
-  // The unit's k-slices [t0, t1): all of them, or (v19) its share of the tile's.
+  // The unit's k-slices [t0, t1): all of them, or (v19) its share of the tile's, or (v24) this
+  // CTA's share of its cluster's tile.
 // [split_range]
   const auto slice_range = [&](int unit, int& t0, int& t1) {
-    const int part = unit % ksplits;
-    t0 = static_cast<int>(static_cast<long long>(part) * tiles_k / ksplits);
-    t1 = static_cast<int>(static_cast<long long>(part + 1) * tiles_k / ksplits);
+    const int part = Cfg::kSplitK ? unit % ksplits : k_rank, parts = Cfg::kSplitK ? ksplits : CK;
+    t0 = static_cast<int>(static_cast<long long>(part) * tiles_k / parts);
+    t1 = static_cast<int>(static_cast<long long>(part + 1) * tiles_k / parts);
   };
 // [split_range]
 
@@ -130,9 +198,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       mbar_init(&full[s], 1);                          // the producer's arrive.expect_tx (and the bytes)
       mbar_init(&empty[s], 4 * Cfg::kConsumers * CM);  // every consumer warp of every CTA of the cluster
     }
+    if constexpr (CK > 1) {
+      mbar_init(pair_full, 128);  // every thread of the peer's sending consumer (v24)
+      mbar_init(pair_free, 128);  // every thread of the peer's receiving consumer
+    }
     fence_barrier_init();
   }
-  if constexpr (CM > 1) {
+  if constexpr (CS > 1) {
     cluster_sync();  // the peer's barriers exist before anyone multicasts into it or arrives on them
   } else {
     __syncthreads();
@@ -196,6 +268,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const bool vec_c = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
     std::uint32_t it = 0;     // slices consumed so far, over all of this block's tiles
     std::uint32_t boxes = 0;  // epilogue boxes stored so far (kTmaStore)
+    std::uint32_t pairs = 0;  // (v24) partial tiles this consumer has sent or received
     for (int unit = first_unit; unit < units; unit += unit_stride) {
       int row0, col0, t0, t1;
       unit_origin(unit, row0, col0);
@@ -219,6 +292,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // [consumer]
 #pragma unroll
       for (int i = 0; i < Cfg::kMmas; ++i) keep_in_registers(acc[i]);
+      if constexpr (CK > 1) {
+        // v24: the two CTAs hold partial sums of the same tile. Consumer `rank` finishes its rows
+        // here; the other consumer sends its rows' partial sums to the peer, whose consumer of
+        // the same rows (same warp and lane roles, so the same registers) adds them.
+        if (!add_pair_sums<Cfg>(acc, pair, pair_full, pair_free, rank ^ 1u, consumer == k_rank, pairs++)) continue;
+      }
       const int wg_row0 = row0 + a_row;
       if constexpr (Cfg::kTmaStore) {
         if (tma_store_c) {
@@ -236,8 +315,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (tma_store_c && threadIdx.x % 128 == 0) bulk_wait_all();  // the staging boxes outlive their stores
     }
   }
-  if constexpr (CM > 1) {
-    cluster_sync();  // neither CTA leaves while the other may still multicast into it or arrive on it
+  if constexpr (CS > 1) {
+    cluster_sync();  // neither CTA leaves while the other may still multicast or store into it or arrive on it
   }
 #else
   (void)map_a, (void)map_b, (void)map_c, (void)m, (void)n, (void)k, (void)alpha, (void)beta, (void)c;
@@ -250,22 +329,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 /// The type of gemm_v14_warp_specialized<Cfg> (a pointer to it).
 using WsKernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, float, float, float*, int, int);
 
-/// The launch configuration of v14's kernel with Cfg: `clusters` clusters of Cfg::kClusterM CTAs
-/// (a cluster attribute only when kClusterM > 1, v17).
+/// The launch configuration of v14's kernel with Cfg: `clusters` clusters of Cfg::kClusterSize
+/// CTAs (a cluster attribute only when that is more than one: v17, v24).
 template <class Cfg>
 struct WsLaunch : sm90::ClusterLaunch {
   /// The configuration for `clusters` clusters on `stream`.
   WsLaunch(std::int64_t clusters, cudaStream_t stream)
-      : sm90::ClusterLaunch(clusters, Cfg::kClusterM, Cfg::kThreads, Cfg::kSmemBytes, stream) {}
+      : sm90::ClusterLaunch(clusters, Cfg::kClusterSize, Cfg::kThreads, Cfg::kSmemBytes, stream) {}
 };
 
-/// How many CTAs (clusters of Cfg::kClusterM CTAs) of v14's kernel with configuration Cfg the
+/// How many CTAs (clusters of Cfg::kClusterSize CTAs) of v14's kernel with configuration Cfg the
 /// GPU runs at the same time: the grid of a persistent launch (cached per configuration).
 template <class Cfg>
 int max_resident_clusters() {
   static const int clusters = [] {
     const WsKernel kernel = gemm_v14_warp_specialized<Cfg>;
-    if constexpr (Cfg::kClusterM == 1) {
+    if constexpr (Cfg::kClusterSize == 1) {
       int blocks_per_sm = 0;
       CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Cfg::kThreads, Cfg::kSmemBytes));
       return blocks_per_sm * sm_count();
@@ -297,16 +376,17 @@ std::int64_t persistent_grid(std::int64_t units) {
 // [persistent_grid]
 
 /// Launches v14's kernel with configuration Cfg: one block (cluster) per tile (column of
-/// kClusterM tiles) with WsGrid::per_unit; with WsGrid::persistent as many as the GPU holds at
+/// kClusterM tiles; tile shared along K by kClusterK CTAs, which needs k-slices for each) with WsGrid::per_unit; with WsGrid::persistent as many as the GPU holds at
 /// once (one per SM), striding over the tiles. Operands whose rows are not 16-byte aligned are made TMA-ready
 /// first (sm90::tma_operands()); with kTmaStore, C is stored through TMA when its rows are
 /// 16-byte aligned (n % 4 == 0, aligned base), else straight from the registers. With kSplitK
 /// (v19), `splits` blocks share each tile's k-slices and add into C, which the caller has set to
 /// beta * C; C's rows must then be 16-byte aligned, and splits at most the k-slices.
+/// `max_clusters` > 0 caps a persistent grid (tests: many units per cluster on a small problem).
 template <class Cfg>
 void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                              const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, WsGrid grid,
-                             int splits = 1) {
+                             int splits = 1, std::int64_t max_clusters = 0) {
   if (m <= 0 || n <= 0) return;
   check_dims(m, n, k);
   if (k == 0) {  // no k-slice, no tensor map of a zero-wide matrix: C = beta C, as v11 does it
@@ -318,7 +398,10 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
     throw std::logic_error("gemm v19: split-K needs the TMA epilogue (aligned rows of C) and at most one split per k-slice");
   }
   const std::int64_t units = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM * tiles_n * splits;
-  if (units * Cfg::kClusterM > INT_MAX) throw std::invalid_argument("gemm v14: too many block tiles for a 1-D grid");
+  if (Cfg::kClusterK > 1 && (k + sm90::kBK - 1) / sm90::kBK < Cfg::kClusterK) {
+    throw std::logic_error("gemm v24: a pair of CTAs along K needs at least one k-slice for each");
+  }
+  if (units * Cfg::kClusterSize > INT_MAX) throw std::invalid_argument("gemm v14: too many block tiles for a 1-D grid");
   const WsKernel kernel = gemm_v14_warp_specialized<Cfg>;
   tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);
 
@@ -332,7 +415,8 @@ void launch_warp_specialized(std::int64_t m, std::int64_t n, std::int64_t k, flo
       tma_store_c = 1;
     }
   }
-  const std::int64_t clusters = grid == WsGrid::persistent ? persistent_grid<Cfg>(units) : units;
+  std::int64_t clusters = grid == WsGrid::persistent ? persistent_grid<Cfg>(units) : units;
+  if (grid == WsGrid::persistent && max_clusters > 0) clusters = std::min(clusters, max_clusters);
 
   const WsLaunch<Cfg> launch(clusters, stream);
   int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
@@ -348,6 +432,7 @@ struct V14Tiles {
   static constexpr int block_n = 256;       ///< (see block_m)
   static constexpr int stages = 4;          ///< 4 stages of 48 KiB in the ring
   static constexpr int cluster_m = 1;       ///< no cluster
+  static constexpr int cluster_k = 1;       ///< (see cluster_m)
   static constexpr bool tma_store = false;  ///< epilogue straight from the registers
   static constexpr bool split_k = false;    ///< one block per tile, all of its k-slices
 };
@@ -361,6 +446,7 @@ struct V16Tiles {
   static constexpr int block_n = 256;      ///< (see block_m)
   static constexpr int stages = 4;         ///< 4 stages of 48 KiB in the ring
   static constexpr int cluster_m = 1;      ///< no cluster
+  static constexpr int cluster_k = 1;      ///< (see cluster_m)
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores (v15: false)
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
 };
@@ -374,6 +460,7 @@ struct V18HalfTiles {
   static constexpr int block_n = 128;      ///< (v16: 256)
   static constexpr int stages = 6;         ///< 6 stages of 32 KiB in the ring (v16: 4 of 48 KiB)
   static constexpr int cluster_m = 1;      ///< no cluster
+  static constexpr int cluster_k = 1;      ///< (see cluster_m)
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores, as v16
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
 };
