@@ -273,6 +273,8 @@ void launch_gemm_v24_cluster_split_k(std::int64_t m, std::int64_t n, std::int64_
 /// v24's choice on a GPU that runs `pair_slots` clusters of two CTAs at once (66 on 132 SMs):
 /// true where pairs of CTAs split each 128 x 128 tile's k-slices (else v20 runs).
 bool v24_takes_pairs(std::int64_t m, std::int64_t n, std::int64_t k, int pair_slots);
+/// How many of v24's clusters of two CTAs this GPU runs at once (cudaOccupancyMaxActiveClusters).
+int v24_pair_slots();
 /// v24's pairs whatever the rule says, on at most `max_clusters` clusters, so that each pair takes
 /// many tiles in turn: for the tests (the rule gives every pair one tile). K needs two k-slices.
 void launch_gemm_v24_pairs_on(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,

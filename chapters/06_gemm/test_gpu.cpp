@@ -130,7 +130,7 @@ void v24_pairs_everywhere(std::int64_t m, std::int64_t n, std::int64_t k, float 
 
 }  // namespace
 
-TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm][hopper]") {
+TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm][hopper][v24]") {
   // The registry's v24 on the shapes of hopper_path_shapes.hpp (test_cpu.cpp checks the paths).
   // Then the pairs where the rule would not take them: 2049 x 2056 x 200 (289 tiles on three
   // clusters, 4 k-slices: 2 each), 1031 x 1029 x 333 (operands repacked, C from the registers),
@@ -141,8 +141,11 @@ TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm
                                         : std::vector<Shape>{{2049, 2056, 200}, {1031, 1029, 333}, {640, 768, 1000}};
   for (const auto& v : versions()) {
     if (v.info.name != "v24_cluster_split_k" || !runnable(v)) continue;
+    const int slots = v24_pair_slots();
+    WARN("this GPU runs " << slots << " of v24's clusters of two at once (" << sm_count() << " SMs)");
+    REQUIRE(slots >= 1);
     for (const Shape& s : paths) {
-      INFO("v24 pairs: " << v24_takes_pairs(s.m, s.n, s.k, sm_count() / 2));
+      INFO("v24 pairs: " << v24_takes_pairs(s.m, s.n, s.k, slots));
       require_correct(v.kernel, v.info.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 40);
       require_correct(v.kernel, v.info.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 41);
     }

@@ -64,13 +64,14 @@ bool v24_takes_pairs(std::int64_t m, std::int64_t n, std::int64_t k, int pair_sl
 void launch_gemm_v24_cluster_split_k(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                      const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                      cudaStream_t stream) {
-  using Pairs = WsConfig<V24PairTiles>;
-  if (m > 0 && n > 0 && v24_takes_pairs(m, n, k, max_resident_clusters<Pairs>())) {
-    launch_warp_specialized<Pairs>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
+  if (m > 0 && n > 0 && v24_takes_pairs(m, n, k, v24_pair_slots())) {
+    launch_warp_specialized<WsConfig<V24PairTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
     return;
   }
   launch_gemm_v20_narrow_tiles(m, n, k, alpha, a, b, beta, c, stream);
 }
+
+int v24_pair_slots() { return max_resident_clusters<WsConfig<V24PairTiles>>(); }
 
 void launch_gemm_v24_pairs_on(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, int max_clusters) {

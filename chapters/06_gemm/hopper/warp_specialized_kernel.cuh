@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // [multicast]
 #pragma unroll
           for (int jj = 0; jj < Cfg::kBBoxesPerCta; ++jj) {
-            const int j = static_cast<int>(rank) * Cfg::kBBoxesPerCta + jj;  // this CTA's share of B's boxes
+            const int j = static_cast<int>(m_rank) * Cfg::kBBoxesPerCta + jj;  // this CTA's share of B's boxes
             unsigned char* dst = stage + Cfg::kABytes + j * kBoxBytesB;
             if constexpr (CM > 1) {
               tma_load_multicast(dst, &map_b, col0 + j * kBoxN, t * kBK, &full[s], (1u << CM) - 1);
@@ -344,6 +344,7 @@ template <class Cfg>
 int max_resident_clusters() {
   static const int clusters = [] {
     const WsKernel kernel = gemm_v14_warp_specialized<Cfg>;
+    tut::allow_dynamic_smem(kernel, Cfg::kSmemBytes);  // else the query counts none that fit
     if constexpr (Cfg::kClusterSize == 1) {
       int blocks_per_sm = 0;
       CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Cfg::kThreads, Cfg::kSmemBytes));
