@@ -87,17 +87,15 @@ __device__ __forceinline__ std::uint32_t cluster_address(const void* local, unsi
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(shared_u32(local)), "r"(cta));
   return remote;
 }
-/// Stores four floats at `remote`, an address from cluster_address() (distributed shared memory).
-__device__ __forceinline__ void st_cluster_v4(std::uint32_t remote, float x, float y, float z, float w) {
-  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(remote), "f"(x), "f"(y), "f"(z), "f"(w)
-               : "memory");
-}
-/// One arrival on the barrier at `bar`'s offset in CTA `cta` of the cluster, with release at
-/// cluster scope: this thread's earlier stores into that CTA's shared memory (st_cluster_v4())
-/// and its earlier reads are ordered before the arrival, for whoever waits with
-/// mbar_wait_cluster().
-__device__ __forceinline__ void mbar_arrive_release_cluster(std::uint64_t* bar, unsigned cta) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_address(bar, cta))
+/// Stores four floats at `remote` (an address from cluster_address()) as an asynchronous
+/// transaction that completes on the barrier at `remote_bar` (cluster_address() of a barrier in
+/// the same CTA): the receiver waits on that barrier, with the bytes announced by expect_tx, as
+/// for a TMA load; no fence is needed between the stores and its wait (st.async, sm_90).
+__device__ __forceinline__ void st_async_v4(std::uint32_t remote, float x, float y, float z, float w,
+                                            std::uint32_t remote_bar) {
+  asm volatile("st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
+                   remote),
+               "f"(x), "f"(y), "f"(z), "f"(w), "r"(remote_bar)
                : "memory");
 }
 /// One mbarrier.try_wait: true once the phase of parity `parity` has completed (the hardware
@@ -122,27 +120,6 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
   if (mbar_try_wait(bar, parity)) return;
   const long long start = clock64();
   while (!mbar_try_wait(bar, parity)) {
-    if (clock64() - start > (1ll << 34)) pipeline_stuck_trap();
-  }
-}
-/// mbar_wait() with acquire at cluster scope: for a phase that threads of another CTA of the
-/// cluster complete with mbar_arrive_release_cluster(), whose stores into this CTA's shared
-/// memory this thread then reads.
-__device__ __forceinline__ void mbar_wait_cluster(std::uint64_t* bar, unsigned parity) {
-  const auto ready = [&] {
-    std::uint32_t done = 0;
-    asm volatile(
-        "{\n\t.reg .pred p;\n\t"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
-        "selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(shared_u32(bar)), "r"(parity)
-        : "memory");
-    return done != 0;
-  };
-  if (ready()) return;
-  const long long start = clock64();
-  while (!ready()) {
     if (clock64() - start > (1ll << 34)) pipeline_stuck_trap();
   }
 }

@@ -20,14 +20,13 @@ inline std::vector<Shape> v18_v20_path_shapes() {
   return {{1000, 1000, 300}, {300, 200, 4100}, {513, 260, 2049}, {300, 201, 4100}, {130, 132, 2048}};
 }
 
-/// v24's paths on an H100 (66 clusters of two): pairs at 1000 x 1000 x 300 (64 tiles, 5 k-slices:
-/// shares of 2 and 3), at 300 x 201 x 4100 (6 tiles, 65 slices, the last partial; N % 4 != 0: C
-/// stored from the registers; K % 8 != 0: operands repacked), at 130 x 132 x 100 (4 tiles, one
-/// slice each, the second partial: the sanitizers' shape) and at 513 x 260 x 2049 (15 tiles, 33
-/// slices); v20 at 200 x 300 x 64 (one k-slice, none for a second CTA) and at 2048 x 1024 x 256
-/// (128 tiles: more than the pairs the GPU runs at once).
+/// v24's paths on an H100 (66 clusters of two): pairs at 300 x 201 x 4100 (6 tiles, 65 k-slices,
+/// the last partial; N % 4 != 0: C stored from the registers; K % 8 != 0: operands repacked), at
+/// 513 x 260 x 2049 (15 tiles, 33 slices: shares of 16 and 17), at 130 x 132 x 2048 (4 tiles, 16
+/// slices each: the sanitizers' shape) and at 640 x 700 x 2100 (30 tiles, 33 slices); v20 at
+/// 1000 x 1000 x 300 (5 k-slices: too few to split).
 inline std::vector<Shape> v24_path_shapes() {
-  return {{1000, 1000, 300}, {300, 201, 4100}, {130, 132, 100}, {513, 260, 2049}, {200, 300, 64}, {2048, 1024, 256}};
+  return {{300, 201, 4100}, {513, 260, 2049}, {130, 132, 2048}, {640, 700, 2100}, {1000, 1000, 300}};
 }
 
 /// v23's paths on an H100: 1000 x 1000 runs 64-row tiles, 2048 x 1000 128-row tiles, 2048 x 2048

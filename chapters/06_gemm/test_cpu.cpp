@@ -431,13 +431,11 @@ TEST_CASE("the GPU tests' shapes reach every path of v18-v20, v23 and v24 on an 
   REQUIRE(v23_tile_rows(2048, 1000, 132) == 128);
   REQUIRE(v23_tile_rows(2048, 2048, 132) == 256);
   const std::vector<Shape> p = gemm::testing::v24_path_shapes();
-  REQUIRE(p.size() == 6);
+  REQUIRE(p.size() == 5);
   for (int i = 0; i < 4; ++i) REQUIRE(v24_takes_pairs(p[i].m, p[i].n, p[i].k, 66));
-  REQUIRE((p[0].k + 63) / 64 % 2 == 1);  // 5 k-slices: shares of 2 and 3
-  REQUIRE(p[1].n % 4 != 0);               // C from the registers
-  REQUIRE((p[2].k + 63) / 64 == 2);       // one k-slice each
-  REQUIRE_FALSE(v24_takes_pairs(p[4].m, p[4].n, p[4].k, 66));  // one k-slice: v20
-  REQUIRE_FALSE(v24_takes_pairs(p[5].m, p[5].n, p[5].k, 66));  // 128 tiles: v20
+  REQUIRE(p[0].n % 4 != 0);               // C from the registers
+  REQUIRE((p[1].k + 63) / 64 % 2 == 1);   // 33 k-slices: shares of 16 and 17
+  REQUIRE_FALSE(v24_takes_pairs(p[4].m, p[4].n, p[4].k, 66));  // 5 k-slices: v20
 }
 
 TEST_CASE("v23's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
@@ -451,16 +449,17 @@ TEST_CASE("v23's tile at the table's shapes on an H100 (132 SMs)", "[gemm][regis
 }
 
 TEST_CASE("v24's pairs at the table's shapes on an H100 (66 clusters of two)", "[gemm][registry]") {
-  REQUIRE(v24_takes_pairs(1024, 1024, 1024, 66));       // 64 tiles of 128 x 128, 16 k-slices: 8 per CTA
-  REQUIRE(v24_takes_pairs(1024, 1024, 4096, 66));       // 64 tiles, 32 k-slices per CTA
+  REQUIRE(v24_takes_pairs(1024, 1024, 4096, 66));        // 64 tiles of 128 x 128, 64 k-slices: 32 per CTA
+  REQUIRE_FALSE(v24_takes_pairs(1024, 1024, 1024, 66));  // 16 k-slices: 8 per CTA do not pay for the exchange
+  REQUIRE(v24_takes_pairs(1024, 1024, 1985, 66));        // 32 k-slices (the last one partial): 16 each ...
+  REQUIRE_FALSE(v24_takes_pairs(1024, 1024, 1984, 66));  // ... 31: v20
   REQUIRE_FALSE(v24_takes_pairs(2048, 2048, 2048, 66));  // 256 tiles: v20 (its 128 x 256 tile)
   REQUIRE_FALSE(v24_takes_pairs(4095, 4097, 1023, 66));
   REQUIRE_FALSE(v24_takes_pairs(8192, 8192, 8192, 66));
-  REQUIRE(v24_takes_pairs(768, 1408, 128, 66));         // 6 x 11 = 66 tiles: one pair each ...
-  REQUIRE_FALSE(v24_takes_pairs(768, 1409, 128, 66));   // ... 6 x 12 = 72 > 66: v20
-  REQUIRE(v24_takes_pairs(1, 1, 65, 66));               // 2 k-slices: one each
-  REQUIRE_FALSE(v24_takes_pairs(1, 1, 64, 66));         // 1 k-slice: nothing for the second CTA
-  REQUIRE_FALSE(v24_takes_pairs(1024, 1024, 1024, 32));  // a GPU of 64 SMs: 64 tiles need two rounds
+  REQUIRE(v24_takes_pairs(768, 1408, 4096, 66));         // 6 x 11 = 66 tiles: one pair each ...
+  REQUIRE_FALSE(v24_takes_pairs(768, 1409, 4096, 66));   // ... 6 x 12 = 72 > 66: v20
+  REQUIRE(v24_takes_pairs(1, 1, 1 << 20, 66));
+  REQUIRE_FALSE(v24_takes_pairs(1024, 1024, 4096, 32));  // a GPU of 64 SMs: 64 tiles need two rounds
 }
 
 TEST_CASE("v20's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
@@ -702,19 +701,18 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
       REQUIRE(has(v23, std::string("wgmma.mma_async.sync.aligned.") + shape + ".f32.tf32.tf32"));
     }
     // v24: v18's 128 x 128 tile in clusters (no multicast, no reduce into C); the partial sums go
-    // to the peer CTA's shared memory (mapa, st.shared::cluster) under a remote arrive with
-    // release at cluster scope, and are read after a wait with acquire at cluster scope.
+    // to the peer CTA's shared memory (mapa, st.async completing on the peer's barrier), which
+    // frees its buffer with a remote arrive.
     const std::string v24 = ptx("v24_cluster_split_k");
     REQUIRE(has(v24, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
     REQUIRE(has(v24, "mapa.shared::cluster.u32"));
-    REQUIRE(has(v24, "st.shared::cluster.v4.f32"));
-    REQUIRE(has(v24, "mbarrier.arrive.release.cluster.shared::cluster.b64"));
-    REQUIRE(has(v24, "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"));
+    REQUIRE(has(v24, "st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v4.b32"));
+    REQUIRE(has(v24, "mbarrier.arrive.shared::cluster.b64"));
     REQUIRE(has(v24, "barrier.cluster.arrive"));
     REQUIRE_FALSE(has(v24, ".multicast::cluster"));
     REQUIRE_FALSE(has(v24, "cp.reduce.async.bulk"));
     for (const char* stem : {"v16_tma_store", "v17_cluster_multicast", "v19_split_k", "v20_narrow_tiles"}) {
-      REQUIRE_FALSE(has(ptx(stem), "st.shared::cluster"));
+      REQUIRE_FALSE(has(ptx(stem), "st.async"));
     }
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {

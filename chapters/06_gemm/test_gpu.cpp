@@ -134,11 +134,13 @@ TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm
   // The registry's v24 on the shapes of hopper_path_shapes.hpp (test_cpu.cpp checks the paths).
   // Then the pairs where the rule would not take them: 2049 x 2056 x 200 (289 tiles on three
   // clusters, 4 k-slices: 2 each), 1031 x 1029 x 333 (operands repacked, C from the registers),
-  // 640 x 768 x 1000 (the Hopper test's third shape), each on three clusters and on all of them.
+  // 640 x 768 x 1000 (the Hopper test's third shape), 130 x 132 x 100 (one k-slice each, the
+  // second partial), each on three clusters and on all of them.
   const bool small = tut::testing::sanitizing();
-  const std::vector<Shape> paths = small ? std::vector<Shape>{{130, 132, 100}} : gemm::testing::v24_path_shapes();
-  const std::vector<Shape> many = small ? std::vector<Shape>{{300, 300, 200}}
-                                        : std::vector<Shape>{{2049, 2056, 200}, {1031, 1029, 333}, {640, 768, 1000}};
+  const std::vector<Shape> paths = small ? std::vector<Shape>{{130, 132, 2048}} : gemm::testing::v24_path_shapes();
+  const std::vector<Shape> many =
+      small ? std::vector<Shape>{{300, 300, 200}, {130, 132, 100}}
+            : std::vector<Shape>{{2049, 2056, 200}, {1031, 1029, 333}, {640, 768, 1000}, {130, 132, 100}};
   for (const auto& v : versions()) {
     if (v.info.name != "v24_cluster_split_k" || !runnable(v)) continue;
     const int slots = v24_pair_slots();

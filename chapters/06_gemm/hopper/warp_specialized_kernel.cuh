@@ -58,7 +58,8 @@ struct WsConfig {
   static constexpr int kEpiBytes = kTmaStore ? kConsumers * 2 * kEpiBoxBytes : 0;  ///< all staging boxes
   /// v24: where the peer CTA puts its partial sums of the rows this CTA stores (one consumer's
   /// kRowsPerGroup x BN fp32), and its two barriers (filled by the peer; read by this CTA).
-  static constexpr int kPairBytes = kClusterK > 1 ? kRowsPerGroup * BN * 4 + 2 * 8 : 0;
+  static constexpr int kPairDataBytes = kRowsPerGroup * BN * 4;  ///< (v24) the partial sums one exchange carries
+  static constexpr int kPairBytes = kClusterK > 1 ? kPairDataBytes + 2 * 8 : 0;
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + kPairBytes + 2 * kStages * 8;  ///< dynamic smem
   static constexpr int kProducerRegs = 40;   ///< registers per thread the producer keeps (setmaxnreg.dec)
   static constexpr int kConsumerRegs = 232;  ///< registers per thread the consumers get (setmaxnreg.inc)
@@ -77,13 +78,14 @@ struct WsConfig {
 #if GEMM_SM90A
 /// v24's exchange between the two CTAs of a cluster that computed the two halves of one tile's
 /// k-slices, one consumer warpgroup's rows at a time. The sender (`receive` false) waits until
-/// the peer has read what it sent last, stores its accumulators into the peer's pair buffer
-/// (distributed shared memory: st.shared::cluster, each thread its own float4 columns, so a
-/// warp's stores are 512 contiguous bytes) and arrives on the peer's pair_full with release at
-/// cluster scope. The receiver waits on its own pair_full with acquire at cluster scope, adds
-/// the peer's sums to its accumulators, and frees the buffer on the peer's pair_free. `pairs`
-/// counts this consumer's earlier exchanges (the phases); `peer` is the other CTA's rank.
-/// Returns true where the caller stores the rows.
+/// the peer has read what it sent last, then writes its accumulators into the peer's pair
+/// buffer with st.async (distributed shared memory; each thread its own float4 columns, so a
+/// warp's stores are 512 contiguous bytes), each store completing its bytes on the peer's
+/// pair_full barrier, as a TMA load completes on a stage's. The receiver announces the bytes
+/// (expect_tx) and waits on pair_full, adds the peer's sums to its accumulators, and frees the
+/// buffer on the peer's pair_free (one arrival per warp). `pairs` counts this consumer's
+/// earlier exchanges (the phases); `peer` is the other CTA's rank. Returns true where the
+/// caller stores the rows.
 // [pair_sum]
 template <class Cfg>
 __device__ __forceinline__ bool add_pair_sums(float (&acc)[Cfg::kMmas][Cfg::BN / 2], unsigned char* buffer,
@@ -94,24 +96,25 @@ __device__ __forceinline__ bool add_pair_sums(float (&acc)[Cfg::kMmas][Cfg::BN /
   const int t = threadIdx.x % 128;
   auto* sums = reinterpret_cast<float4*>(buffer);
   if (receive) {
-    mbar_wait_cluster(pair_full, pairs % 2);  // the peer's stores of exchange `pairs` have landed
+    if (t == 0) mbar_arrive_expect_tx(pair_full, Cfg::kPairDataBytes);  // exchange `pairs`: this many bytes
+    mbar_wait(pair_full, pairs % 2);                                      // ... have landed
 #pragma unroll
     for (int q = 0; q < kQuads; ++q) {
       const float4 v = sums[q * 128 + t];
       float* a = &acc[q / (Cfg::BN / 8)][4 * (q % (Cfg::BN / 8))];
       a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
     }
-    mbar_arrive_release_cluster(pair_free, peer);  // read: the peer may send the next tile's
+    __syncwarp();
+    if (t % 32 == 0) mbar_arrive_cluster(pair_free, peer);  // read: the peer may send the next tile's
     return true;
   }
-  if (pairs > 0) mbar_wait_cluster(pair_free, (pairs - 1) % 2);  // the peer has read the last ones
-  const std::uint32_t remote = cluster_address(sums, peer);
+  if (pairs > 0) mbar_wait(pair_free, (pairs - 1) % 2);  // the peer has read the last ones
+  const std::uint32_t remote = cluster_address(sums, peer), remote_full = cluster_address(pair_full, peer);
 #pragma unroll
   for (int q = 0; q < kQuads; ++q) {
     const float* a = &acc[q / (Cfg::BN / 8)][4 * (q % (Cfg::BN / 8))];
-    st_cluster_v4(remote + static_cast<std::uint32_t>((q * 128 + t) * 16), a[0], a[1], a[2], a[3]);
+    st_async_v4(remote + static_cast<std::uint32_t>((q * 128 + t) * 16), a[0], a[1], a[2], a[3], remote_full);
   }
-  mbar_arrive_release_cluster(pair_full, peer);  // ... stored: the peer may add them
   return false;
 }
 // [pair_sum]
@@ -199,8 +202,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       mbar_init(&empty[s], 4 * Cfg::kConsumers * CM);  // every consumer warp of every CTA of the cluster
     }
     if constexpr (CK > 1) {
-      mbar_init(pair_full, 128);  // every thread of the peer's sending consumer (v24)
-      mbar_init(pair_free, 128);  // every thread of the peer's receiving consumer
+      mbar_init(pair_full, 1);  // the receiver's expect_tx, and the bytes of the peer's st.async (v24)
+      mbar_init(pair_free, 4);  // every warp of the peer's receiving consumer
     }
     fence_barrier_init();
   }
