@@ -6,7 +6,7 @@
 /// (persistent_grid()); v16 stores C through shared memory and TMA (tma_store_epilogue.cuh); v17
 /// runs clusters of two CTAs that share B through TMA multicast (the multicast parts below); v24
 /// runs clusters of two CTAs that split each tile's k-slices and add their halves through
-/// distributed shared memory (the `[pair_sum]` part).
+/// distributed shared memory (add_pair_sums()).
 #pragma once
 
 #include <algorithm>
@@ -56,9 +56,9 @@ struct WsConfig {
   static constexpr int kEpiBoxCols = 32;
   static constexpr int kEpiBoxBytes = 64 * kEpiBoxCols * 4;  ///< bytes of one staging box
   static constexpr int kEpiBytes = kTmaStore ? kConsumers * 2 * kEpiBoxBytes : 0;  ///< all staging boxes
+  static constexpr int kPairDataBytes = kRowsPerGroup * BN * 4;  ///< (v24) the partial sums one exchange carries
   /// v24: where the peer CTA puts its partial sums of the rows this CTA stores (one consumer's
   /// kRowsPerGroup x BN fp32), and its two barriers (filled by the peer; read by this CTA).
-  static constexpr int kPairDataBytes = kRowsPerGroup * BN * 4;  ///< (v24) the partial sums one exchange carries
   static constexpr int kPairBytes = kClusterK > 1 ? kPairDataBytes + 2 * 8 : 0;
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + kPairBytes + 2 * kStages * 8;  ///< dynamic smem
   static constexpr int kProducerRegs = 40;   ///< registers per thread the producer keeps (setmaxnreg.dec)
