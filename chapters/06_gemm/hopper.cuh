@@ -96,13 +96,18 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t de
 /// stage's B tile (`b_tile`: N / 64 boxes of 64 k-rows x 64 columns). `first`: the slice is the
 /// tile's first, so the first k-step overwrites the accumulators (scale-d = 0) instead of adding.
 // [kslice]
-template <int N>
+template <int N, bool kDescSteps = false>
 __device__ __forceinline__ void wgmma_kslice(float (&d)[N / 2], const unsigned char* a_tile, const unsigned char* b_tile,
                                              bool first) {
+  // v25 (kDescSteps): one descriptor per operand and slice, each k-step's a constant further:
+  // its address field counts 16-byte units, so 32 bytes along A's rows add 2 and 16 of B's
+  // 128-byte rows add 128 (no carry: shared memory ends below 256 KiB). v12-v24 rebuild both
+  // descriptors from the address for every k-step.
+  const std::uint64_t desc_a0 = smem_desc(a_tile, 16, 1024), desc_b0 = smem_desc(b_tile, kBoxBytesB, 1024);
 #pragma unroll
   for (int kk = 0; kk < kBK / 16; ++kk) {
-    const std::uint64_t desc_a = smem_desc(a_tile + kk * 32, 16, 1024);         // 16 k = 32 bytes further in each row
-    const std::uint64_t desc_b = smem_desc(b_tile + kk * 2048, kBoxBytesB, 1024);  // 16 k-rows of 128 bytes further
+    const std::uint64_t desc_a = kDescSteps ? desc_a0 + 2 * kk : smem_desc(a_tile + kk * 32, 16, 1024);  // 16 k = 32 bytes
+    const std::uint64_t desc_b = kDescSteps ? desc_b0 + 128 * kk : smem_desc(b_tile + kk * 2048, kBoxBytesB, 1024);  // 16 k-rows
     wgmma_m64k16<N>(d, desc_a, desc_b, (first && kk == 0) ? 0 : 1);
   }
 }

@@ -306,7 +306,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 25);
+  REQUIRE(ladder == 26);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -436,6 +436,13 @@ TEST_CASE("the GPU tests' shapes reach every path of v18-v20, v23 and v24 on an 
   REQUIRE(p[0].n % 4 != 0);               // C from the registers
   REQUIRE((p[1].k + 63) / 64 % 2 == 1);   // 33 k-slices: shares of 16 and 17
   REQUIRE_FALSE(v24_takes_pairs(p[4].m, p[4].n, p[4].k, 66));  // 5 k-slices: v20
+  // The Hopper test's shapes run v25's (and v20's) other three tiles.
+  REQUIRE(v20_tile_n(2049, 2056, 132) == 256);
+  REQUIRE(v20_tile_n(1031, 1029, 132) == 128);
+  REQUIRE(v20_tile_n(640, 768, 132) == 64);
+  for (const Shape& s : std::vector<Shape>{{2049, 2056, 200}, {1031, 1029, 333}, {640, 768, 1000}}) {
+    REQUIRE_FALSE(v24_takes_pairs(s.m, s.n, s.k, 66));
+  }
 }
 
 TEST_CASE("v23's tile at the table's shapes on an H100 (132 SMs)", "[gemm][registry]") {
@@ -537,7 +544,7 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
                                       "v21_wgmma_tf32",       "v22_split_tf32",       "v23_tf32_tile_by_waves",
-                                      "v24_cluster_split_k",  "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v24_cluster_split_k",  "v25_descriptor_steps", "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -569,7 +576,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                            "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
                            "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                           "v24_cluster_split_k"}) {
+                           "v24_cluster_split_k", "v25_descriptor_steps"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -624,11 +631,11 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "fma.rn.f32"));
     REQUIRE_FALSE(has(p, "mma."));
   }
-  SECTION("v12-v24: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
+  SECTION("v12-v25: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                              "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
                              "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                             "v24_cluster_split_k"}) {
+                             "v24_cluster_split_k", "v25_descriptor_steps"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -714,6 +721,13 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     for (const char* stem : {"v16_tma_store", "v17_cluster_multicast", "v19_split_k", "v20_narrow_tiles"}) {
       REQUIRE_FALSE(has(ptx(stem), "st.async"));
     }
+    // v25: one pair of descriptors per k-slice (four k-steps), advanced by a constant, where v20
+    // and v24 build a pair per wgmma: each built descriptor masks its address field (& 0x3fff0).
+    const std::string v25 = ptx("v25_descriptor_steps");
+    for (const std::string* p : {&v20, &v24}) REQUIRE(count(*p, "262128") == 2 * count(*p, "wgmma.mma_async"));
+    REQUIRE(count(v25, "wgmma.mma_async") == 4 * 4);  // four configurations, four k-steps each
+    REQUIRE(count(v25, "262128") * 4 == 2 * count(v25, "wgmma.mma_async"));
+    REQUIRE(has(v25, "st.async"));  // v24's pairs, advanced too
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {

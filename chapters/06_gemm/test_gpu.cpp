@@ -130,8 +130,10 @@ void v24_pairs_everywhere(std::int64_t m, std::int64_t n, std::int64_t k, float 
 
 }  // namespace
 
-TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm][hopper][v24]") {
-  // The registry's v24 on the shapes of hopper_path_shapes.hpp (test_cpu.cpp checks the paths).
+TEST_CASE("v24 and v25 on each of their paths, and v24's pairs over many tiles each", "[gemm][hopper][v24]") {
+  // The registry's v24 and v25 (v24's choice, its descriptors advanced) on the shapes of
+  // hopper_path_shapes.hpp (test_cpu.cpp checks the paths); v25's other tiles run in the Hopper
+  // test above (2049 x 2056: 128 x 256, 1031 x 1029: 128 x 128, 640 x 768: 128 x 64).
   // Then the pairs where the rule would not take them: 2049 x 2056 x 200 (289 tiles on three
   // clusters, 4 k-slices: 2 each), 1031 x 1029 x 333 (operands repacked, C from the registers),
   // 640 x 768 x 1000 (the Hopper test's third shape), 130 x 132 x 100 (one k-slice each, the
@@ -142,7 +144,7 @@ TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm
       small ? std::vector<Shape>{{300, 300, 200}, {130, 132, 100}}
             : std::vector<Shape>{{2049, 2056, 200}, {1031, 1029, 333}, {640, 768, 1000}, {130, 132, 100}};
   for (const auto& v : versions()) {
-    if (v.info.name != "v24_cluster_split_k" || !runnable(v)) continue;
+    if ((v.info.name != "v24_cluster_split_k" && v.info.name != "v25_descriptor_steps") || !runnable(v)) continue;
     const int slots = v24_pair_slots();
     WARN("this GPU runs " << slots << " of v24's clusters of two at once (" << sm_count() << " SMs)");
     REQUIRE(slots >= 1);
@@ -151,6 +153,7 @@ TEST_CASE("v24 on each of its paths, and its pairs over many tiles each", "[gemm
       require_correct(v.kernel, v.info.name, s, 1.0f, 0.0f, {}, tut::testing::seed() + 40);
       require_correct(v.kernel, v.info.name, s, -1.5f, 0.75f, {}, tut::testing::seed() + 41);
     }
+    if (v.info.name != "v24_cluster_split_k") continue;  // the pairs' kernel once, with its descriptors rebuilt
     const Kernel three{Precision::bf16, nullptr, v24_pairs_on_three};
     const Kernel everywhere{Precision::bf16, nullptr, v24_pairs_everywhere};
     for (const Shape& s : many) {
@@ -485,6 +488,9 @@ TEST_CASE("operands or output above 2^31 elements: no 32-bit index overflow", "[
           if (v.kernel.precision != p || !why_not(v).empty()) continue;
           if (v.info.name == "v23_tf32_tile_by_waves" && v23_tile_rows(s.m, s.n, sm_count()) == 256) {
             continue;  // v23 runs v21's tiles here, v21's very kernel, checked in this loop already
+          }
+          if (v.info.name == "v24_cluster_split_k" && !v24_takes_pairs(s.m, s.n, s.k, v24_pair_slots())) {
+            continue;  // v24 runs v20's very kernel here (no pairs), checked in this loop already
           }
           INFO(lc.what << ": " << v.info.name << " on " << gemm::testing::text(s));
           c.poison();

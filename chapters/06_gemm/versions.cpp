@@ -66,6 +66,8 @@ const std::vector<Version>& versions() {
        {tf32, launch_gemm_v23_tf32_tile_by_waves, nullptr}, 0.0, hopper_unavailable},
       {{"v24_cluster_split_k", "v20, with each 128x128 tile's k-slices split over the two CTAs of a cluster where the tiles leave SMs idle, the halves added through distributed shared memory", 90, Kind::ours},
        {bf16, nullptr, launch_gemm_v24_cluster_split_k}, 0.0, hopper_unavailable},
+      {{"v25_descriptor_steps", "v24, with each wgmma's shared-memory descriptors advanced by a constant per k-step instead of rebuilt from the stage's address", 90, Kind::ours},
+       {bf16, nullptr, launch_gemm_v25_descriptor_steps}, 0.0, hopper_unavailable},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
       {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},

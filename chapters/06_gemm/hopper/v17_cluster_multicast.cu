@@ -15,6 +15,7 @@ struct V17Tiles {
   static constexpr int cluster_k = 1;      ///< (v24 pairs CTAs along K)
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores
   static constexpr bool split_k = false;   ///< one cluster per pair of tiles, all of their k-slices
+  static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
 };
 // [config]
 

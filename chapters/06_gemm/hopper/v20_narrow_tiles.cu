@@ -8,14 +8,7 @@
 
 namespace gemm {
 
-/// v20's third configuration: v18's half tile halved again, 128 x 64 (each consumer's wgmma is
-/// m64n64k16). A stage is 24 KiB, so eight fit beside the staging boxes (225 KiB).
-// [config]
-struct V20NarrowTiles : V18HalfTiles {
-  static constexpr int block_n = 64;  ///< block tile (128, 64) (v18's half tile: 128)
-  static constexpr int stages = 8;    ///< 8 stages of 24 KiB (v18's half tile: 6 of 32 KiB)
-};
-// [config]
+// v20's third configuration is V20NarrowTiles in warp_specialized_kernel.cuh (v25 reuses it).
 
 // [choose]
 int v20_tile_n(std::int64_t m, std::int64_t n, int sms) {

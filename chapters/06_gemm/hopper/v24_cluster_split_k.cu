@@ -8,14 +8,7 @@
 
 namespace gemm {
 
-/// v24's configuration: v18's half tile (128 x 128), in clusters of two CTAs that each take half
-/// of its k-slices. The buffer that receives the peer's sums (32 KiB) takes one stage's room.
-// [config]
-struct V24PairTiles : V18HalfTiles {
-  static constexpr int stages = 5;     ///< 5 stages of 32 KiB (v18's half tile: 6), beside the pair buffer
-  static constexpr int cluster_k = 2;  ///< clusters of two CTAs along K (v18: 1)
-};
-// [config]
+// v24's configuration is V24PairTiles in warp_specialized_kernel.cuh (v25 reuses it).
 
 // [choose]
 bool v24_takes_pairs(std::int64_t m, std::int64_t n, std::int64_t k, int pair_slots) {

@@ -30,6 +30,7 @@ namespace gemm {
 ///     static constexpr int cluster_k;         // CTAs per cluster along K (1: none; 2: the pair splits each tile's k-slices, v24)
 ///     static constexpr bool tma_store;        // epilogue registers -> shared memory -> TMA store (v16)
 ///     static constexpr bool split_k;          // blocks split a tile's k-slices; TMA reduce-adds into C (v19)
+///     static constexpr bool desc_steps;       // wgmma descriptors advanced per k-step, not rebuilt (v25)
 ///
 /// The kernel reads the short names below and what follows from them.
 template <class Tiles>
@@ -42,6 +43,7 @@ struct WsConfig {
   static constexpr int kClusterSize = kClusterM * kClusterK;  ///< CTAs per cluster
   static constexpr bool kTmaStore = Tiles::tma_store;   ///< epilogue through shared memory and TMA stores
   static constexpr bool kSplitK = Tiles::split_k;       ///< a tile's k-slices split over blocks (v19)
+  static constexpr bool kDescSteps = Tiles::desc_steps; ///< descriptors advanced per k-step (v25)
   static constexpr int kConsumers = 2;                  ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (1 + kConsumers);  ///< threads per block
   static constexpr int kRowsPerGroup = BM / kConsumers;    ///< rows of the tile per consumer
@@ -284,7 +286,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_fence();
 #pragma unroll
         for (int i = 0; i < Cfg::kMmas; ++i) {
-          wgmma_kslice<BN>(acc[i], stage + (a_row + 64 * i) * 128, stage + Cfg::kABytes, t == t0);
+          wgmma_kslice<BN, Cfg::kDescSteps>(acc[i], stage + (a_row + 64 * i) * 128, stage + Cfg::kABytes, t == t0);
         }
         wgmma_commit();
         wgmma_wait<1>();             // the previous slice's wgmma are done ...
@@ -439,6 +441,7 @@ struct V14Tiles {
   static constexpr int cluster_k = 1;       ///< (see cluster_m)
   static constexpr bool tma_store = false;  ///< epilogue straight from the registers
   static constexpr bool split_k = false;    ///< one block per tile, all of its k-slices
+  static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
 };
 // [v14_config]
 
@@ -453,6 +456,7 @@ struct V16Tiles {
   static constexpr int cluster_k = 1;      ///< (see cluster_m)
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores (v15: false)
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
+  static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
 };
 // [v16_config]
 
@@ -467,7 +471,26 @@ struct V18HalfTiles {
   static constexpr int cluster_k = 1;      ///< (see cluster_m)
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores, as v16
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
+  static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
 };
 // [v18_config]
+
+/// v20's third configuration: v18's half tile halved again, 128 x 64 (each consumer's wgmma is
+/// m64n64k16). A stage is 24 KiB, so eight fit beside the staging boxes (225 KiB).
+// [v20_config]
+struct V20NarrowTiles : V18HalfTiles {
+  static constexpr int block_n = 64;  ///< block tile (128, 64) (v18's half tile: 128)
+  static constexpr int stages = 8;    ///< 8 stages of 24 KiB (v18's half tile: 6 of 32 KiB)
+};
+// [v20_config]
+
+/// v24's configuration: v18's half tile (128 x 128), in clusters of two CTAs that each take half
+/// of its k-slices. The buffer that receives the peer's sums (32 KiB) takes one stage's room.
+// [v24_config]
+struct V24PairTiles : V18HalfTiles {
+  static constexpr int stages = 5;     ///< 5 stages of 32 KiB (v18's half tile: 6), beside the pair buffer
+  static constexpr int cluster_k = 2;  ///< clusters of two CTAs along K (v18: 1)
+};
+// [v24_config]
 
 }  // namespace gemm
