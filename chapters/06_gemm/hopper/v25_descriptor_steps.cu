@@ -59,6 +59,12 @@ struct V25PairTiles : V24PairTiles {
 /// **Predicted** (for the chapter's recorded run, written before it): 1.04-1.08x v20 at 1024^3,
 /// 0.90-0.93 of cuBLAS BF16; 1.00-1.05x v24 at 1024 x 1024 x 4096 (v24's pairs, not timed with
 /// the change before); within 1% of v24 where the tiles are large.
+///
+/// **Measured** (the chapter's recorded run, H200, commit 70516fd). Less than predicted at 1024^3:
+/// 0.0109 ms against v20's 0.0112 (1.03x), 0.87 of cuBLAS BF16 (0.0096 ms in that run, 0.0098-0.0103
+/// in the development calls). At 1024 x 1024 x 4096, on v24's pairs, 0.0232 against v24's 0.0241
+/// ms (1.04x, 0.78 of cuBLAS). Where the tiles are large, 0.987-0.997x of v24 (2048^3 to 8192^3 and
+/// 4095 x 4097 x 1023): within the noise between rows.
 void launch_gemm_v25_descriptor_steps(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                       cudaStream_t stream) {
