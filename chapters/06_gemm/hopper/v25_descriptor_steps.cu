@@ -63,7 +63,7 @@ struct V25PairTiles : V24PairTiles {
 /// **Measured** (the chapter's recorded run, H200, commit 70516fd). Less than predicted at 1024^3:
 /// 0.0109 ms against v20's 0.0112 (1.03x), 0.87 of cuBLAS BF16 (0.0096 ms in that run, 0.0098-0.0103
 /// in the development calls). At 1024 x 1024 x 4096, on v24's pairs, 0.0232 against v24's 0.0241
-/// ms (1.04x, 0.78 of cuBLAS). Where the tiles are large, 0.987-0.997x of v24 (2048^3 to 8192^3 and
+/// ms (1.04x, 0.78 of cuBLAS). Where the tiles are large, 0.987-0.996x of v24 (2048^3 to 8192^3 and
 /// 4095 x 4097 x 1023): within the noise between rows. In a later call (commit be0e2b6, four runs
 /// of 300 repetitions, both orders) 0.0110-0.0112 ms at 1024^3 against v20's 0.0117-0.0119
 /// (1.06-1.07x) and cuBLAS's 0.0100-0.0103: 0.91-0.92 of cuBLAS BF16 in each.
