@@ -68,24 +68,19 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, unsign
 __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_u32(bar)) : "memory");
 }
-/// One arrival on the barrier at the same shared-memory offset in CTA `cta` of the cluster
-/// (mapa turns the local address into that CTA's), with the default semantics (release at CTA
-/// scope) of a local arrival. Used to release a stage that was read by wgmma which wgmma_wait()
-/// has already seen complete: a release at cluster scope is not needed then.
-__device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned cta) {
-  asm volatile(
-      "{\n\t.reg .b32 remote;\n\t"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(shared_u32(bar)),
-      "r"(cta)
-      : "memory");
-}
 /// The address in CTA `cta` of the cluster of what lies at `local` in this CTA's shared memory
 /// (mapa): shared memory of another SM that this thread may store to or arrive on (sm_90).
 __device__ __forceinline__ std::uint32_t cluster_address(const void* local, unsigned cta) {
   std::uint32_t remote = 0;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(shared_u32(local)), "r"(cta));
   return remote;
+}
+/// One arrival on the barrier at the same shared-memory offset in CTA `cta` of the cluster
+/// (cluster_address() turns the local address into that CTA's), with the default semantics
+/// (release at CTA scope) of a local arrival. Used to release a stage that was read by wgmma
+/// which wgmma_wait() has already seen complete: a release at cluster scope is not needed then.
+__device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned cta) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(cluster_address(bar, cta)) : "memory");
 }
 /// Stores four floats at `remote` (an address from cluster_address()) as an asynchronous
 /// transaction that completes on the barrier at `remote_bar` (cluster_address() of a barrier in

@@ -65,16 +65,8 @@ int v20_tile_n(std::int64_t m, std::int64_t n, int sms) {
 /// is not the cluster alone.
 void launch_gemm_v20_narrow_tiles(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                   const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
-  switch (v20_tile_n(m, n, sm_count())) {
-    case 64:
-      launch_warp_specialized<WsConfig<V20NarrowTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
-      return;
-    case 128:
-      launch_warp_specialized<WsConfig<V18HalfTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
-      return;
-    default:
-      launch_warp_specialized<WsConfig<V16Tiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
-  }
+  launch_by_tile_width<V20NarrowTiles, V18HalfTiles, V16Tiles>(v20_tile_n(m, n, sm_count()), m, n, k, alpha, a, b,
+                                                               beta, c, stream);
 }
 
 }  // namespace gemm

@@ -74,16 +74,8 @@ void launch_gemm_v25_descriptor_steps(std::int64_t m, std::int64_t n, std::int64
     launch_warp_specialized<WsConfig<V25PairTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
     return;
   }
-  switch (v20_tile_n(m, n, sm_count())) {
-    case 64:
-      launch_warp_specialized<WsConfig<V25NarrowTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
-      return;
-    case 128:
-      launch_warp_specialized<WsConfig<V25HalfTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
-      return;
-    default:
-      launch_warp_specialized<WsConfig<V25LargeTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
-  }
+  launch_by_tile_width<V25NarrowTiles, V25HalfTiles, V25LargeTiles>(v20_tile_n(m, n, sm_count()), m, n, k, alpha, a,
+                                                                    b, beta, c, stream);
 }
 
 }  // namespace gemm

@@ -493,4 +493,22 @@ struct V24PairTiles : V18HalfTiles {
 };
 // [v24_config]
 
+/// v20's launch by the width of its 128-row tile (v20_tile_n(): 64, 128 or 256), with the
+/// configurations Narrow, Half and Large for those widths: v20's own (V20NarrowTiles,
+/// V18HalfTiles, V16Tiles) or v25's.
+template <class Narrow, class Half, class Large>
+void launch_by_tile_width(int width, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                          const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  switch (width) {
+    case 64:
+      launch_warp_specialized<WsConfig<Narrow>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
+      return;
+    case 128:
+      launch_warp_specialized<WsConfig<Half>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
+      return;
+    default:
+      launch_warp_specialized<WsConfig<Large>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
+  }
+}
+
 }  // namespace gemm
