@@ -66,7 +66,8 @@ struct V25PairTiles : V24PairTiles {
 /// ms (1.04x, 0.78 of cuBLAS). Where the tiles are large, 0.987-0.996x of v24 (2048^3 to 8192^3 and
 /// 4095 x 4097 x 1023): within the noise between rows. In a later call (commit be0e2b6, four runs
 /// of 300 repetitions, both orders) 0.0110-0.0112 ms at 1024^3 against v20's 0.0117-0.0119
-/// (1.06-1.07x) and cuBLAS's 0.0100-0.0103: 0.91-0.92 of cuBLAS BF16 in each.
+/// (1.06-1.07x) and cuBLAS's 0.0100-0.0103: 0.91-0.92 of cuBLAS BF16 in each; a fifth run (commit
+/// 3559a1e) 0.0116 against 0.0123 and 0.0103: 1.06x v20, 0.89 of cuBLAS.
 void launch_gemm_v25_descriptor_steps(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                       cudaStream_t stream) {
