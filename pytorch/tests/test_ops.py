@@ -178,8 +178,10 @@ class MatrixValues(unittest.TestCase):
         torch.testing.assert_close(ops.gemm(A, B), torch.zeros(4, 3, device=DEV), rtol=0, atol=0)
 
     def test_gemm_bf16(self):
-        # 33 x 65 x 17: K and N not multiples of 8, so v20's TMA path copies both operands first.
-        for m, n, k in [(64, 64, 64), (256, 512, 128), (100, 72, 40), (33, 65, 17), (1024, 1024, 1024), (1, 8, 8)]:
+        # 33 x 65 x 17: K and N not multiples of 8, so v25's TMA path (v20's) copies both operands first.
+        # 200 x 264 x 2100: 6 tiles of 33 k-slices, v25's pairs of CTAs (v24's split-K in a cluster).
+        for m, n, k in [(64, 64, 64), (256, 512, 128), (100, 72, 40), (33, 65, 17), (1024, 1024, 1024),
+                        (200, 264, 2100), (1, 8, 8)]:
             A, B = bf16(rand(m, k)), bf16(rand(k, n))
             got = poisoned(ops.gemm, A, B, out_numel=m * n)
             self.assertEqual(got.dtype, torch.float32)
@@ -188,7 +190,7 @@ class MatrixValues(unittest.TestCase):
             self.assertChecked(reference.check_gemm(ops.gemm(A, B, C, alpha=-2.0, beta=0.25), A, B, C, -2.0, 0.25),
                                f"bf16 alpha/beta {m}x{n}x{k}")
         if torch.cuda.get_device_capability() >= (9, 0):  # the Hopper path ran, not the sm_80 fallback
-            self.assertEqual(ops.last_version("tutorial::gemm"), "v20_narrow_tiles")
+            self.assertEqual(ops.last_version("tutorial::gemm"), "v25_descriptor_steps")
         base = bf16(rand(70000))  # a view that starts 2 bytes off a 16-byte boundary
         A, B = base[1:1 + 64 * 64].view(64, 64), bf16(rand(64, 64))
         self.assertChecked(reference.check_gemm(ops.gemm(A, B), A, B), "bf16 misaligned view")
@@ -232,7 +234,7 @@ class MatrixValues(unittest.TestCase):
 
     def test_kept_memory_on_two_streams(self):
         # gemm on fp32 (v22: A split into memory kept between calls, and N % 4 != 0: B copied into
-        # kept memory; v09 without sm_90a: B padded into kept memory), gemm v20 on bf16 with
+        # kept memory; v09 without sm_90a: B padded into kept memory), gemm v25 on bf16 with
         # K % 8 != 0 (A copied into aligned kept memory) and conv2d v06 (filters transformed into
         # kept memory) on two streams at once, each stream first held back by a sleep: tut::Scratch
         # lends the memory in stream order, so every result is right.
