@@ -99,12 +99,13 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v18 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v19 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
                             launch_attention_v15_descriptor_steps, launch_attention_v16_lazy_rescale,
-                            launch_attention_v17_double_q, launch_attention_v18_mixed_items}) {
+                            launch_attention_v17_double_q, launch_attention_v18_mixed_items,
+                            launch_attention_v19_persistent_narrow}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -112,7 +113,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v18: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v19: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -224,6 +225,28 @@ TEST_CASE("items of two sizes with the mask: the short ones at the top of each h
     REQUIRE(v14_wide_tiles(s));            // v18 runs its 192-row tiles here ...
     REQUIRE(small_items(static_cast<int>(s.sq), 192) >= 1);  // ... and at least one short item per head
     if (runnable(*v18, s)) require_correct(v18->kernel, workspace_of(*v18, s), v18->info.name, s, tut::testing::seed() + 40 + i);
+  }
+}
+
+TEST_CASE("v07's tiles on a persistent grid: blocks that take several items, with and without the mask", "[attention][v19]") {
+  // v19 runs v07's 128-row tiles (where v14's rule takes them) two blocks per SM for the whole
+  // run: with more items than 2 x 132 blocks, blocks take a second (and third) item, its Q and K/V
+  // loaded while the first one ends; with the mask the items are handed out longest first, in a
+  // snake. 300 heads of 128 rows: one item each, 1 to 4 key tiles of 64 (Sk > Sq: every row sees
+  // Sk - Sq keys more); S1024 with the mask: 512 items of 1 to 16 key tiles.
+  std::vector<Shape> shapes = {{1, 300, 128, 200, 64, true}, {1, 300, 128, 128, 64, false}, {4, 16, 1024, 1024, 64, true}};
+  if (tut::testing::sanitizing()) shapes.pop_back();  // the small shapes take several items per block already
+  const Version* v19 = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == "v19_persistent_narrow") v19 = &v;
+  }
+  REQUIRE(v19 != nullptr);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    INFO(shape_text(s));
+    REQUIRE_FALSE(v14_wide_tiles(s));  // v19 runs its 128-row tiles here ...
+    REQUIRE(s.heads() * ((s.sq + 127) / 128) > 2 * 132);  // ... more items than blocks on a 132-SM GPU
+    if (runnable(*v19, s)) require_correct(v19->kernel, workspace_of(*v19, s), v19->info.name, s, tut::testing::seed() + 60 + i);
   }
 }
 

@@ -83,6 +83,10 @@ const std::vector<Version>& versions() {
                            "and the persistent grid's last round takes the short ones",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v18_mixed_items}, 0.0, unsupported_v7, nullptr},
+      {{"v19_persistent_narrow", "v18 with v07's 128-row tiles, where v14's rule takes them (short sequences and the "
+                                 "causal diagonal at D = 64), on the persistent grid too: two blocks per SM",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v19_persistent_narrow}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

@@ -83,8 +83,10 @@ struct WgmmaConfig {
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
   static constexpr int kSmemBytes = 1024 + kQBuffers * kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
-  /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads.
-  static constexpr int kProducerRegs = 24;
+  /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads. 24; 32
+  /// (v19) for persistent blocks two per SM, whose item loop spilled at 24: at two blocks per SM the
+  /// consumers keep their 104 either way (the steps of 8 below round the 8 more away).
+  static constexpr int kProducerRegs = (kPersistent && kMinBlocks == 2) ? 32 : 24;
   /// Registers per thread the block is launched with: 65536 / (kMinBlocks kThreads), in steps of 8
   /// (168 at one block per SM, 80 at two; 128 with three consumers): what `ptxas -v` reports.
   static constexpr int kLaunchRegs = 65536 / (kMinBlocks * kThreads) / 8 * 8;
@@ -323,5 +325,14 @@ struct V18Tiles64 : V17Tiles64 {
   static constexpr bool mixed_items = true;  ///< items of 192 and 128 rows, the short ones scheduled last
 };
 // [v18_config]
+
+// [v19_config]
+/// v19's 128-row tiles at D = 64 (where v14_wide_tiles() takes them): v17's (v07's, two blocks per
+/// SM, descriptors advanced, the lazy max), on the persistent grid. v19 keeps v18's 192-row tiles
+/// and v17's tiles at D = 128.
+struct V19Narrow64 : V17Narrow64 {
+  static constexpr bool persistent = true;  ///< two blocks per SM for the whole run (v17: one block per item)
+};
+// [v19_config]
 
 }  // namespace attention
