@@ -99,13 +99,13 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v19 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v20 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
                             launch_attention_v15_descriptor_steps, launch_attention_v16_lazy_rescale,
                             launch_attention_v17_double_q, launch_attention_v18_mixed_items,
-                            launch_attention_v19_persistent_narrow}) {
+                            launch_attention_v19_persistent_narrow, launch_attention_v20_turns_across_items}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -113,7 +113,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v19: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v20: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -247,6 +247,28 @@ TEST_CASE("v07's tiles on a persistent grid: blocks that take several items, wit
     REQUIRE_FALSE(v14_wide_tiles(s));  // v19 runs its 128-row tiles here ...
     REQUIRE(s.heads() * ((s.sq + 127) / 128) > 2 * 132);  // ... more items than blocks on a 132-SM GPU
     if (runnable(*v19, s)) require_correct(v19->kernel, workspace_of(*v19, s), v19->info.name, s, tut::testing::seed() + 60 + i);
+  }
+}
+
+TEST_CASE("turns across items: many items per persistent block, short ones and ones without keys among them", "[attention][v20]") {
+  // v20's last consumer passes the next item's first turn at the end of this one. 140 heads of
+  // 1024 rows over 256 keys at D = 64: 840 items of 192 and 128 rows (a short item's third consumer
+  // idle), six or seven per block; with the mask and Sq > Sk the first Sq - Sk rows see no key, so
+  // the items that hold only those have no turns at all, between items that have: 150 heads of
+  // 1500 rows over 1000 keys at D = 64, 140 of 300 rows over 100 keys at D = 128 (the items of
+  // rows 0-127 and 128-255 see none or some keys, 256-299 all of them).
+  std::vector<Shape> shapes = {{1, 140, 1024, 256, 64, false}, {1, 150, 1500, 1000, 64, true}, {1, 140, 300, 100, 128, true}};
+  if (tut::testing::sanitizing()) shapes = {{1, 140, 300, 100, 128, true}};
+  const Version* v20 = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == "v20_turns_across_items") v20 = &v;
+  }
+  REQUIRE(v20 != nullptr);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    INFO(shape_text(s));
+    REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128)
+    if (runnable(*v20, s)) require_correct(v20->kernel, workspace_of(*v20, s), v20->info.name, s, tut::testing::seed() + 70 + i);
   }
 }
 

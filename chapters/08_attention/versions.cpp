@@ -87,6 +87,10 @@ const std::vector<Version>& versions() {
                                  "causal diagonal at D = 64), on the persistent grid too: two blocks per SM",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v19_persistent_narrow}, 0.0, unsupported_v7, nullptr},
+      {{"v20_turns_across_items", "v19 with the consumers' turns running on from one item to the next: the next "
+                                  "item's first Q K^T is issued during this item's last P V and output",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v20_turns_across_items}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

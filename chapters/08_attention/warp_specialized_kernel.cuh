@@ -165,11 +165,29 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     const int wg_row = consumer * 64;                  // this warpgroup's first row in the block
     const unsigned char* q_rows0 = q_tile(0) + wg_row * 128;  // its 64 rows in each box of Q (buffer 0)
     int fills = 0, q_fills = 0;  // K/V tiles and Q tiles of the block's items before this one
+    bool passed_ahead = false;   // (v20) the last consumer passed this item's first turn already
     for (int r = 0; r < rounds; ++r) {
       const int w = item_of_round(r);
       if (w >= items) continue;
       int bh = 0, row0 = 0, rows_valid = 0;
       const int tiles = item(w, bh, row0, rows_valid, mixed, causal);
+// [across_items]
+      // v20: does the block take another item with turns (one with key tiles) after this one?
+      bool next_turns = false;
+      if constexpr (T::kEarlyPass) {
+        for (int r2 = r + 1; r2 < rounds && !next_turns; ++r2) {
+          const int w2 = item_of_round(r2);
+          int bh2 = 0, row2 = 0, valid2 = 0;
+          if (w2 < items) next_turns = item(w2, bh2, row2, valid2, mixed, causal) > 0;
+        }
+      }
+      // The last consumer's turn passes: after its last turn of an item when v20 passes ahead and
+      // another item follows, else at the start of the next item (the first turn is warpgroup 0's).
+      const bool passed_first = passed_ahead;
+      const auto pass_first = [&] { return consumer == T::kConsumers - 1 && !passed_first; };
+      const auto pass_last = [&] { return consumer < T::kConsumers - 1 || (T::kEarlyPass && next_turns); };
+      if (tiles > 0) passed_ahead = T::kEarlyPass && next_turns;
+// [across_items]
       const int my_row = row0 + wg_row + warp * 16 + g;  // this thread's rows in the head: my_row, my_row + 8
       float o_acc[D / 2];  // O, 64 x D per warpgroup, wgmma's accumulator layout (unnormalized)
 #pragma unroll
@@ -284,12 +302,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // so ptxas knows the branch is warp-uniform and keeps the ping-pong's stage and parity
         // arithmetic on the uniform datapath; a plain branch on wg_row (from threadIdx) moved it
         // to the vector one and cost 4% with the mask.
-        if (consumer == T::kConsumers - 1) pass_turn();
+        if (pass_first()) pass_turn();
         for (int j = 0; j <= tiles; ++j) {  // the turns of the ping-pong below: S of tile j, P V of tile j - 1
           if (j < tiles) mbar_wait(&k_full[stage(j)], parity(j));
           if (j > 0) mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
           wait_turn();
-          if (j < tiles || consumer < T::kConsumers - 1) pass_turn();
+          if (j < tiles || pass_last()) pass_turn();
           if (j < tiles) release_k(j);
           if (j > 0) release_v(j - 1);
           if (j == tiles - 1) release_q();
@@ -301,7 +319,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // one warpgroup's O += P V of tile j - 1 and S = Q K^T of tile j as one group, then passes
         // the turn, then waits for its products; its softmax of tile j runs while the other
         // warpgroup's turn keeps the tensor cores busy (wait_turn() and pass_turn(), defined above).
-        if (consumer == T::kConsumers - 1) pass_turn();  // warpgroup 0 has the first turn
+        if (pass_first()) pass_turn();  // warpgroup 0 has the first turn
         const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
           mbar_wait(&k_full[stage(j)], parity(j));
           mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
@@ -366,7 +384,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         wgmma_fence();
         wgmma_pv<T>(o_acc, p, v_tile(stage(tiles - 1)));
         wgmma_commit();
-        if (consumer < T::kConsumers - 1) pass_turn();  // the next one's last turn; after the last, none
+        if (pass_last()) pass_turn();  // the next one's last turn; after the last, none (v20: the next item's first)
         wgmma_wait<0>();
         keep_in_registers(o_acc);
         release_v(tiles - 1);

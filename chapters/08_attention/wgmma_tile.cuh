@@ -53,6 +53,11 @@ struct WgmmaTiles {
   /// computes nothing (it keeps the turns and releases the stages); false (v07-v17):
   /// ceil(Sq / Br) items of Br rows, the last one's rows past Sq computed like the others.
   static constexpr bool mixed_items = false;
+  /// v20 (with ping_pong, persistent): the last consumer passes the turn on after its last P V of
+  /// an item as after every other turn, when the block has another item, so that the next item's
+  /// first S is issued during this item's ends; false (v09-v19): it passes it at the start of the
+  /// next item, after its P V's wait and its epilogue.
+  static constexpr bool early_pass = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -79,6 +84,7 @@ struct WgmmaConfig {
   static constexpr int kQBytes = kBoxes * kQBoxBytes;      ///< the Q tile (Br x D bf16)
   static constexpr int kQBuffers = Tiles::q_buffers;       ///< Q tiles resident (v17: 2)
   static constexpr bool kMixedItems = Tiles::mixed_items;  ///< v18's items of Br and Br - 64 rows
+  static constexpr bool kEarlyPass = Tiles::early_pass;  ///< v20's turn passed across items
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -103,6 +109,7 @@ struct WgmmaConfig {
   static_assert(kMinBlocks * kSmemBytes <= 227 * 1024, "v07: more shared memory than a Hopper SM gives");
   static_assert(kQBuffers == 1 || (kQBuffers == 2 && kPersistent), "v17: two Q buffers, on a persistent grid");
   static_assert(!kMixedItems || kPingPong, "v18: the idle consumer keeps v09's turns");
+  static_assert(!kEarlyPass || (kPingPong && kPersistent), "v20: turns across the items of a persistent block");
 };
 
 #if TUT_SM90A
@@ -201,7 +208,7 @@ constexpr bool same_wgmma_tiles() {
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
          A::consumers == B::consumers && A::persistent == B::persistent &&
          A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
-         A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items;
+         A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items && A::early_pass == B::early_pass;
 }
 
 // [v07_config]
@@ -334,5 +341,17 @@ struct V19Narrow64 : V17Narrow64 {
   static constexpr bool persistent = true;  ///< two blocks per SM for the whole run (v17: one block per item)
 };
 // [v19_config]
+
+// [v20_config]
+/// v20's tiles: v18's at D = 64 (192 and 128-row items) and v17's at D = 128, with the turn passed
+/// across items (v19's 128-row tiles do not take turns: v20 keeps them as they are).
+struct V20Tiles64 : V18Tiles64 {
+  static constexpr bool early_pass = true;  ///< the next item's first turn passed after this one's last
+};
+/// v20's tiles at D = 128.
+struct V20Tiles128 : V17Tiles128 {
+  static constexpr bool early_pass = true;  ///< the next item's first turn passed after this one's last
+};
+// [v20_config]
 
 }  // namespace attention
