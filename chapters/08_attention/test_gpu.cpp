@@ -51,6 +51,25 @@ void require_correct_on_rising_scores(const std::vector<Shape>& shapes, std::uin
   }
 }
 
+/// The version named `name` on each of `shapes` against the reference (seeds seed, seed + 1, ...),
+/// after `holds(s)` has checked what the test relies on for the shape (the tiles v14's rule takes
+/// there, how many items the blocks get).
+template <class Holds>
+void require_named_version_correct(const std::string& name, const std::vector<Shape>& shapes, std::uint64_t seed,
+                                   Holds holds) {
+  const Version* found = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == name) found = &v;
+  }
+  REQUIRE(found != nullptr);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    INFO(shape_text(s));
+    holds(s);
+    if (runnable(*found, s)) require_correct(found->kernel, workspace_of(*found, s), name, s, seed + i);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("every version matches the CPU reference over the shape sweep", "[attention][sweep]") {
@@ -214,18 +233,10 @@ TEST_CASE("items of two sizes with the mask: the short ones at the top of each h
   // every row sees Sk - Sq keys more. v18 only: the other versions' items are unchanged.
   std::vector<Shape> shapes = {{1, 3, 2048, 2048, 64, true}, {1, 2, 2500, 2500, 64, true}, {1, 2, 2000, 3000, 64, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 1, 257, 457, 64, true}};  // 128 + 192 rows (the first 128 see 201-328 keys)
-  const Version* v18 = nullptr;
-  for (const auto& v : versions()) {
-    if (v.info.name == "v18_mixed_items") v18 = &v;
-  }
-  REQUIRE(v18 != nullptr);
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const Shape& s = shapes[i];
-    INFO(shape_text(s));
-    REQUIRE(v14_wide_tiles(s));            // v18 runs its 192-row tiles here ...
+  require_named_version_correct("v18_mixed_items", shapes, tut::testing::seed() + 40, [](const Shape& s) {
+    REQUIRE(v14_wide_tiles(s));                              // v18 runs its 192-row tiles here ...
     REQUIRE(small_items(static_cast<int>(s.sq), 192) >= 1);  // ... and at least one short item per head
-    if (runnable(*v18, s)) require_correct(v18->kernel, workspace_of(*v18, s), v18->info.name, s, tut::testing::seed() + 40 + i);
-  }
+  });
 }
 
 TEST_CASE("v07's tiles on a persistent grid: blocks that take several items, with and without the mask", "[attention][v19]") {
@@ -236,18 +247,10 @@ TEST_CASE("v07's tiles on a persistent grid: blocks that take several items, wit
   // Sk - Sq keys more); S1024 with the mask: 512 items of 1 to 16 key tiles.
   std::vector<Shape> shapes = {{1, 300, 128, 200, 64, true}, {1, 300, 128, 128, 64, false}, {4, 16, 1024, 1024, 64, true}};
   if (tut::testing::sanitizing()) shapes.pop_back();  // the small shapes take several items per block already
-  const Version* v19 = nullptr;
-  for (const auto& v : versions()) {
-    if (v.info.name == "v19_persistent_narrow") v19 = &v;
-  }
-  REQUIRE(v19 != nullptr);
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const Shape& s = shapes[i];
-    INFO(shape_text(s));
-    REQUIRE_FALSE(v14_wide_tiles(s));  // v19 runs its 128-row tiles here ...
+  require_named_version_correct("v19_persistent_narrow", shapes, tut::testing::seed() + 60, [](const Shape& s) {
+    REQUIRE_FALSE(v14_wide_tiles(s));                      // v19 runs its 128-row tiles here ...
     REQUIRE(s.heads() * ((s.sq + 127) / 128) > 2 * 132);  // ... more items than blocks on a 132-SM GPU
-    if (runnable(*v19, s)) require_correct(v19->kernel, workspace_of(*v19, s), v19->info.name, s, tut::testing::seed() + 60 + i);
-  }
+  });
 }
 
 TEST_CASE("turns across items: many items per persistent block, short ones and ones without keys among them", "[attention][v20]") {
@@ -259,17 +262,9 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
   // rows 0-127 and 128-255 see none or some keys, 256-299 all of them).
   std::vector<Shape> shapes = {{1, 140, 1024, 256, 64, false}, {1, 150, 1500, 1000, 64, true}, {1, 140, 300, 100, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 140, 300, 100, 128, true}};
-  const Version* v20 = nullptr;
-  for (const auto& v : versions()) {
-    if (v.info.name == "v20_turns_across_items") v20 = &v;
-  }
-  REQUIRE(v20 != nullptr);
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const Shape& s = shapes[i];
-    INFO(shape_text(s));
+  require_named_version_correct("v20_turns_across_items", shapes, tut::testing::seed() + 70, [](const Shape& s) {
     REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128)
-    if (runnable(*v20, s)) require_correct(v20->kernel, workspace_of(*v20, s), v20->info.name, s, tut::testing::seed() + 70 + i);
-  }
+  });
 }
 
 TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {
