@@ -243,8 +243,9 @@ TEST_CASE("v07's tiles on a persistent grid: blocks that take several items, wit
   // v19 runs v07's 128-row tiles (where v14's rule takes them) two blocks per SM for the whole
   // run: with more items than 2 x 132 blocks, blocks take a second (and third) item, its Q and K/V
   // loaded while the first one ends; with the mask the items are handed out longest first, in a
-  // snake. 300 heads of 128 rows: one item each, 1 to 4 key tiles of 64 (Sk > Sq: every row sees
-  // Sk - Sq keys more); S1024 with the mask: 512 items of 1 to 16 key tiles.
+  // snake. 300 heads of 128 rows: one item each, of 4 key tiles of 64 with the mask (Sk > Sq: every
+  // row sees Sk - Sq keys more, the first 73) and of 2 without; S1024 with the mask: 512 items of 2
+  // to 16 key tiles.
   std::vector<Shape> shapes = {{1, 300, 128, 200, 64, true}, {1, 300, 128, 128, 64, false}, {4, 16, 1024, 1024, 64, true}};
   if (tut::testing::sanitizing()) shapes.pop_back();  // the small shapes take several items per block already
   require_named_version_correct("v19_persistent_narrow", shapes, tut::testing::seed() + 60, [](const Shape& s) {

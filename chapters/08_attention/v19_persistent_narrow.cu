@@ -15,7 +15,7 @@ static_assert(WgmmaConfig<V19Narrow64>::kConsumerRegs == WgmmaConfig<V17Narrow64
 /// tensor maps, setmaxnreg) is paid once. v14 then runs v07's 128-row tiles where the wide ones
 /// would compute more than 1.16x the scores (short sequences, the causal diagonal at D = 64), as
 /// v07 does: one block per item, two blocks per SM. At B4 H16 S1024 D64 with the mask that is 512
-/// items of 1 to 16 key tiles of 64 (8.5 on average), so each block's start and end weigh on few
+/// items of 2 to 16 key tiles of 64 (9 on average), so each block's start and end weigh on few
 /// tiles. v19 runs those tiles on the persistent grid too: two blocks per SM for the whole run,
 /// each taking items in the snake order over the longest-first list (v06's and v13's).
 ///

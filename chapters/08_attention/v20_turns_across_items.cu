@@ -24,7 +24,7 @@ namespace attention {
 ///
 /// **Predicted (written before the first run).** The gap is one P V wait and one output per item
 /// and block: at B4 H16 S1024 D64 (8 key tiles per item, three consumers) +3-5%; at S4096 D64
-/// (32 tiles) about +1%; at D = 128 (23 tiles of 176 keys at S4096, two consumers) under 1%;
+/// (32 tiles) about +1%; at D = 128 (24 tiles of 176 keys at S4096, two consumers) under 1%;
 /// S1024 D64 with the mask runs v19's 128-row tiles (unchanged).
 ///
 /// **Measured (H200).** The first run (a development build on top of commit 6d5c86d; two runs of
