@@ -33,6 +33,12 @@ namespace attention {
 /// the same overlap had lost 9% to v07 (the chapter page, "Tried after v07"). At D = 64, on the
 /// turns' one block per SM, it reached 371 TFLOP/s at S4096 against 388 for v07's two blocks
 /// (v10's search at e64ee17), so v10 keeps v07's tiles there.
+///
+/// **What the SASS shows (found after v20).** ptxas (CUDA 13.0) moves the `wait_group 0` up,
+/// before the softmax's exponentials: only part of the row max runs beside the P V. A
+/// development build that forced the wait after them (SASS checked) ran 0.99-1.02x v20: with
+/// the turns, the other consumer's products cover the softmax either way (the chapter page,
+/// "Tried after v20, not kept").
 // [launch]
 void launch_attention_v10_overlap(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                   const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
