@@ -47,10 +47,10 @@ void check_gemm(const at::Tensor& A, const at::Tensor& B, const std::optional<at
 }
 
 /// alpha * A B + beta * C in float32 (C is not modified; with beta = 0 it is not read): chapter
-/// 06's v22_split_tf32 for float32 inputs (fp32 accuracy from TF32 wgmma; v09_by_shape, FFMA on the
-/// CUDA cores, where sm_90a code cannot run), v25_descriptor_steps for bfloat16 (wgmma; v11_mma_bf16
-/// where sm_90a code cannot run). The versions that keep memory between calls (v22's split A, v09's
-/// padded B, the Hopper steps' aligned copies) lend it in stream order (tut::Scratch).
+/// 06's v22_split_tf32 for float32 inputs (fp32 accuracy from TF32 wgmma; v26_serpentine_ffma, FFMA
+/// on the CUDA cores, where sm_90a code cannot run), v25_descriptor_steps for bfloat16 (wgmma;
+/// v11_mma_bf16 where sm_90a code cannot run). The versions that keep memory between calls (v22's
+/// split A, v26's padded B, the Hopper steps' aligned copies) lend it in stream order (tut::Scratch).
 at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::optional<at::Tensor>& C, double alpha,
                      double beta) {
   check_gemm(A, B, C, beta);
@@ -63,7 +63,7 @@ at::Tensor gemm_cuda(const at::Tensor& A, const at::Tensor& B, const std::option
   const cudaStream_t stream = current_stream();
   const bool fp32 = A.scalar_type() == at::kFloat;
   const gemm::Version& v =
-      pick_version(gemm::versions(), fp32 ? std::vector<const char*>{"v22_split_tf32", "v09_by_shape"}
+      pick_version(gemm::versions(), fp32 ? std::vector<const char*>{"v22_split_tf32", "v26_serpentine_ffma"}
                                           : std::vector<const char*>{"v25_descriptor_steps", "v11_mma_bf16"},
                    available, kGemm);
   run_launcher(kGemm, [&] {

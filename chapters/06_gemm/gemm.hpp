@@ -284,6 +284,12 @@ void launch_gemm_v24_pairs_on(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream, int max_clusters);
 /// @}
 
+/// @name fp32 again, after the Hopper steps (fp32/v26_serpentine_ffma.cu)
+/// @{
+void launch_gemm_v26_serpentine_ffma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
+                                     const float* b, float beta, float* c, cudaStream_t stream);
+/// @}
+
 /// @name cuBLAS baselines (cublas_baselines.cpp): the same problem, row-major via C^T = B^T A^T
 /// @{
 void launch_cublas_sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,

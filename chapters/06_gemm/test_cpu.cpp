@@ -306,7 +306,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 26);
+  REQUIRE(ladder == 27);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -544,7 +544,7 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
                                       "v21_wgmma_tf32",       "v22_split_tf32",       "v23_tf32_tile_by_waves",
-                                      "v24_cluster_split_k",  "v25_descriptor_steps", "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v24_cluster_split_k",  "v25_descriptor_steps", "v26_serpentine_ffma",  "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -624,12 +624,15 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
     REQUIRE(has(p, "cp.async.cg.shared.global"));
   }
-  SECTION("v09: v07's kernel (cp.async, FFMA), no tensor cores") {
-    const std::string p = ptx("v09_by_shape");
-    REQUIRE(has(p, "cp.async.ca.shared.global"));
-    REQUIRE(has(p, "cp.async.cg.shared.global"));
-    REQUIRE(has(p, "fma.rn.f32"));
-    REQUIRE_FALSE(has(p, "mma."));
+  SECTION("v09 and v26: v07's kernel (cp.async, FFMA), no tensor cores") {
+    for (const char* stem : {"v09_by_shape", "v26_serpentine_ffma"}) {
+      INFO(stem);
+      const std::string p = ptx(stem);
+      REQUIRE(has(p, "cp.async.ca.shared.global"));
+      REQUIRE(has(p, "cp.async.cg.shared.global"));
+      REQUIRE(has(p, "fma.rn.f32"));
+      REQUIRE_FALSE(has(p, "mma."));
+    }
   }
   SECTION("v12-v25: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",

@@ -183,22 +183,24 @@ TEST_CASE("v23 on each of its tiles (256, 128 and 64 rows), K odd and not a mult
   }
 }
 
-TEST_CASE("v09 on both of its configurations, B padded or not, at shapes beyond the sweep", "[gemm][v09]") {
-  // On an H100 (132 SMs): 4097 x 2047 runs Large (264 tiles: two full rounds) on the padded copy
-  // of B (N odd); 2048 x 2048 runs Large on B as it is, and on the padded copy when B starts one
-  // float past a 16-byte boundary; 4095 x 4097 (the table's odd shape, with K = 40 and K = 1: a
-  // short pipeline and a single slice) and 2047 x 2051 (misaligned A and C) run the small tile
-  // on the padded copy. The sweep covers the small tile at small sizes, padded and not.
+namespace {
+
+/// v09's two configurations and its padded B, at shapes beyond the sweep, for `name` (v09, or v26
+/// with the same choice). On an H100 (132 SMs): 4097 x 2047 runs Large (264 tiles: two full
+/// rounds) on the padded copy of B (N odd); 2048 x 2048 runs Large on B as it is, and on the
+/// padded copy when B starts one float past a 16-byte boundary; 4095 x 4097 (the table's odd
+/// shape, with K = 40 and K = 1: a short pipeline and a single slice) and 2047 x 2051 (misaligned
+/// A and C) run the small tile on the padded copy. The sweep covers the small tile at small sizes,
+/// padded and not.
+void require_by_shape_correct(const Kernel& kernel, const char* name, std::uint64_t seed) {
   if (tut::current_cc() < 80) {
-    tut::testing::skip_run("v09 needs sm_80");
+    tut::testing::skip_run(std::string(name) + " needs sm_80");
     return;
   }
   if (tut::testing::sanitizing()) {
-    tut::testing::skip_run("these shapes are too big for the sanitizers (the sweep covers v09 there)");
+    tut::testing::skip_run("these shapes are too big for the sanitizers (the sweep covers them there)");
     return;
   }
-  const Kernel v09{Precision::fp32, launch_gemm_v09_by_shape, nullptr};
-  const std::uint64_t seed = tut::testing::seed() + 13;
   struct Case {
     Shape s;
     Offsets off;
@@ -210,9 +212,21 @@ TEST_CASE("v09 on both of its configurations, B padded or not, at shapes beyond 
                                          {{4095, 4097, 1}, {}},
                                          {{2047, 2051, 33}, {1, 0, 3}}}) {
     INFO("configuration " << (choose_config(c.s.m, c.s.n, sm_count()) == ShapeConfig::large ? "Large" : "SmallFat"));
-    require_correct(v09, "v09_by_shape", c.s, 1.0f, 0.0f, c.off, seed);
-    require_correct(v09, "v09_by_shape", c.s, -1.5f, 0.75f, c.off, seed + 1);
+    require_correct(kernel, name, c.s, 1.0f, 0.0f, c.off, seed);
+    require_correct(kernel, name, c.s, -1.5f, 0.75f, c.off, seed + 1);
   }
+}
+
+}  // namespace
+
+TEST_CASE("v09 on both of its configurations, B padded or not, at shapes beyond the sweep", "[gemm][v09]") {
+  require_by_shape_correct({Precision::fp32, launch_gemm_v09_by_shape, nullptr}, "v09_by_shape",
+                           tut::testing::seed() + 13);
+}
+
+TEST_CASE("v26 (serpentine FFMAs) on both of v09's configurations, B padded or not", "[gemm][v26]") {
+  require_by_shape_correct({Precision::fp32, launch_gemm_v26_serpentine_ffma, nullptr}, "v26_serpentine_ffma",
+                           tut::testing::seed() + 17);
 }
 
 namespace {

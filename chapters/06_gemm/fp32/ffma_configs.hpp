@@ -49,6 +49,7 @@ struct V08Tiles {
   static constexpr bool interior_copies = true;///< interior k-slices copied without bounds checks
   static constexpr bool interior_any_b = false;///< unaligned B keeps the guarded copies
   static constexpr bool staged_stores = false; ///< C stored from registers (float4 where aligned)
+  static constexpr bool serpentine = false;    ///< FFMAs row by row, each row left to right (v26: serpentine)
 };
 // [v08_config]
 
@@ -75,6 +76,7 @@ struct SmallFatDeep {
   static constexpr bool interior_copies = true; ///< interior k-slices copied without bounds checks
   static constexpr bool interior_any_b = false; ///< (B is padded when unaligned)
   static constexpr bool staged_stores = true;   ///< C through shared memory when its rows are unaligned
+  static constexpr bool serpentine = false;     ///< FFMAs row by row, each row left to right (v26: serpentine)
 };
 }  // namespace by_shape
 // [v09_configs]

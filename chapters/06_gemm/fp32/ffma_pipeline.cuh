@@ -25,6 +25,10 @@
 ///   through shared memory, 64 rows at a time, so that a warp writes 32 consecutive floats of a
 ///   row (instead of four scalar stores per quad, each touching 16 sectors at 8 useful bytes).
 ///
+/// And one for v26, off for v07-v09:
+/// - kSerpentine: each thread's TM x TN FFMAs of a k-step walk its rows in a serpentine order,
+///   row i's columns left to right and row i + 1's right to left (outer_product()).
+///
 /// B's row stride `ldb` is a parameter of its own (>= n): v07 and v08 pass n; v09 passes the
 /// stride of its padded copy of B, whose rows are 16-byte aligned and whose columns n .. ldb-1
 /// hold zeros. The kernel treats B as K x ldb (the zero columns only reach columns of C that are
@@ -43,13 +47,14 @@
 
 namespace gemm {
 
-/// The four switches of the kernel, all off: what v07 runs. A configuration derives from this and
+/// The five switches of the kernel, all off: what v07 runs. A configuration derives from this and
 /// switches on what it needs (see FfmaConfig for what each one does).
 struct FfmaSwitchesOff {
   static constexpr int frag_buffers = 1;             ///< register buffers of the warp-tile fragments (1 or 2)
   static constexpr bool interior_copies = false;     ///< unchecked copies of interior k-slices
   static constexpr bool interior_any_b = false;      ///< interior copies also for unaligned B (4-byte)
   static constexpr bool staged_stores = false;       ///< epilogue through shared memory for unaligned C
+  static constexpr bool serpentine = false;          ///< (v26) FFMAs in a serpentine order over the thread tile
 };
 
 /// The compile-time parameters of the pipelined FFMA kernel, and everything derived from them.
@@ -59,7 +64,7 @@ struct FfmaSwitchesOff {
 ///     warp_m, warp_n               the warp tile
 ///     thread_m, thread_n           the thread tile (4 x 4 quads)
 ///     stages, min_blocks           pipeline depth; blocks per SM promised to the compiler
-///     frag_buffers, interior_copies, interior_any_b, staged_stores   the switches (FfmaSwitchesOff)
+///     frag_buffers, interior_copies, interior_any_b, staged_stores, serpentine   the switches (FfmaSwitchesOff)
 ///
 /// e.g. `struct V07Tiles : FfmaSwitchesOff { static constexpr int block_m = 128, ...; };` and
 /// `FfmaConfig<V07Tiles>`. The short names below (BM, BN, ...) are what the kernel reads.
@@ -100,6 +105,8 @@ struct FfmaConfig {
   static constexpr bool kInteriorAnyB = Tiles::interior_any_b;
   /// Epilogue through shared memory when C's rows are not 16-byte aligned (false in v07 and v08).
   static constexpr bool kStagedStores = Tiles::staged_stores;
+  /// FFMAs in a serpentine order over the thread tile (v26; false in v07-v09): see outer_product().
+  static constexpr bool kSerpentine = Tiles::serpentine;
   /// Rows of C per pass of the staged epilogue (as many as the pipeline's shared memory holds).
   static constexpr int kStagedRows = (kStages * kStageFloats / BN) >= BM ? BM : 64;
 
@@ -133,7 +140,7 @@ constexpr bool same_ffma_tiles() {
          A::warp_n == B::warp_n && A::thread_m == B::thread_m && A::thread_n == B::thread_n &&
          A::stages == B::stages && A::min_blocks == B::min_blocks && A::frag_buffers == B::frag_buffers &&
          A::interior_copies == B::interior_copies && A::interior_any_b == B::interior_any_b &&
-         A::staged_stores == B::staged_stores;
+         A::staged_stores == B::staged_stores && A::serpentine == B::serpentine;
 }
 
 /// Issues the cp.async copies of k-slice `tile` into one stage of shared memory: A transposed with
@@ -223,15 +230,24 @@ __device__ __forceinline__ void load_fragments(float (&ra)[Cfg::TM], float (&rb)
   }
 }
 
-/// acc += ra rb^T: the TM x TN FFMA of one k-step.
+/// acc += ra rb^T: the TM x TN FFMA of one k-step, row by row. v26 (kSerpentine) walks the rows
+/// in a serpentine: row i's columns left to right, row i + 1's right to left, so that each row's
+/// first FFMA reads the same rb[j] as the row before's last, as every FFMA within a row reads the
+/// same ra[i] as the one before it.
+// [serpentine]
 template <class Cfg>
 __device__ __forceinline__ void outer_product(float (&acc)[Cfg::TM][Cfg::TN], const float (&ra)[Cfg::TM],
                                               const float (&rb)[Cfg::TN]) {
 #pragma unroll
-  for (int i = 0; i < Cfg::TM; ++i)
+  for (int i = 0; i < Cfg::TM; ++i) {
 #pragma unroll
-    for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+    for (int jj = 0; jj < Cfg::TN; ++jj) {
+      const int j = Cfg::kSerpentine && i % 2 == 1 ? Cfg::TN - 1 - jj : jj;
+      acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+    }
+  }
 }
+// [serpentine]
 
 /// The epilogue of kStagedStores, for C whose rows are not 16-byte aligned: kStagedRows rows of
 /// the block tile at a time, each thread writes its quads (float4) into the now idle pipeline

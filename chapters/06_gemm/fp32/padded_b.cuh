@@ -1,7 +1,8 @@
 /// @file
 /// @brief v09's padded B: B copied into rows of 16-byte aligned length (a workspace kept between
 /// calls), and the launcher that runs a pipelined FFMA configuration on that copy when B's rows
-/// are not aligned. Used by v09 and by the configurations of v09's search (tune/shape_candidates.cu).
+/// are not aligned. Used by v09 and v26 and by the configurations of v09's search
+/// (tune/shape_candidates.cu); launch_chosen_config(), v09's choice between two configurations.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +11,7 @@
 
 #include "common/scratch.hpp"
 #include "fp32/ffma_pipeline.cuh"
+#include "fp32/shape_choice.hpp"
 #include "gemm.hpp"
 #include "gemm_device.cuh"
 
@@ -43,5 +45,18 @@ void launch_padded_b(std::int64_t m, std::int64_t n, std::int64_t k, float alpha
   launch_pipelined_ldb<Cfg>(m, n, k, alpha, a, copy.at<float>(), ldb, beta, c, stream);
 }
 // [pad]
+
+/// v09's launch (and v26's): `Large` (128 x 256 tiles) where choose_config() says they fill the
+/// GPU's rounds, else `Small`, each on a padded copy of B where B's rows are unaligned.
+template <class Large, class Small>
+void launch_chosen_config(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, const float* b,
+                          float beta, float* c, cudaStream_t stream) {
+  static_assert(Large::BM == 128 && Large::BN == 256, "choose_config() counts tiles of 128 x 256");
+  if (choose_config(m, n, sm_count()) == ShapeConfig::large) {
+    launch_padded_b<Large>(m, n, k, alpha, a, b, beta, c, stream);
+  } else {
+    launch_padded_b<Small>(m, n, k, alpha, a, b, beta, c, stream);
+  }
+}
 
 }  // namespace gemm

@@ -112,11 +112,8 @@ ShapeConfig choose_config(std::int64_t m, std::int64_t n, int sms) {
 /// fp32 version at every shape of the table (level with v08, within 0.1%, at the three largest).
 void launch_gemm_v09_by_shape(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
                               const float* b, float beta, float* c, cudaStream_t stream) {
-  if (choose_config(m, n, sm_count()) == ShapeConfig::large) {
-    launch_padded_b<FfmaConfig<by_shape::Large>>(m, n, k, alpha, a, b, beta, c, stream);
-  } else {
-    launch_padded_b<FfmaConfig<by_shape::SmallFatDeep>>(m, n, k, alpha, a, b, beta, c, stream);
-  }
+  launch_chosen_config<FfmaConfig<by_shape::Large>, FfmaConfig<by_shape::SmallFatDeep>>(m, n, k, alpha, a, b, beta, c,
+                                                                                       stream);
 }
 
 }  // namespace gemm
