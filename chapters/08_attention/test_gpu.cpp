@@ -264,7 +264,8 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
   std::vector<Shape> shapes = {{1, 140, 1024, 256, 64, false}, {1, 150, 1500, 1000, 64, true}, {1, 140, 300, 100, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 140, 300, 100, 128, true}};
   require_named_version_correct("v20_turns_across_items", shapes, tut::testing::seed() + 70, [](const Shape& s) {
-    REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128)
+    REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128) ...
+    REQUIRE(s.heads() * ((s.sq + 191) / 192) > 2 * 132);  // ... and more than two items per block on 132 SMs
   });
 }
 

@@ -236,7 +236,7 @@ class MatrixValues(unittest.TestCase):
 
     def test_kept_memory_on_two_streams(self):
         # gemm on fp32 (v22: A split into memory kept between calls, and N % 4 != 0: B copied into
-        # kept memory; v09 without sm_90a: B padded into kept memory), gemm v25 on bf16 with
+        # kept memory; v26 without sm_90a: B padded into kept memory), gemm v25 on bf16 with
         # K % 8 != 0 (A copied into aligned kept memory) and conv2d v06 (filters transformed into
         # kept memory) on two streams at once, each stream first held back by a sleep: tut::Scratch
         # lends the memory in stream order, so every result is right.
