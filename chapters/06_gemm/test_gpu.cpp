@@ -482,21 +482,57 @@ TEST_CASE("operands or output above 2^31 elements: no 32-bit index overflow", "[
             for (std::size_t j = 0; j < 4096; ++j) checked.push_back(q * (1u << 20) + j);
           for (std::size_t i = dense_from; i < mn; ++i) checked.push_back(i);
         }
-        std::vector<double> expected(checked.size()), magnitude(checked.size());  // sum a b, |alpha| sum |a b|
-        tut::parallel_check(checked.size(), [&](std::size_t begin, std::size_t end, tut::ErrorStats&) {
-          for (std::size_t q = begin; q < end; ++q) {
-            const std::size_t i = checked[q] / static_cast<std::size_t>(s.n), j = checked[q] % static_cast<std::size_t>(s.n);
-            double acc = 0.0, mag = 0.0;
-            for (std::size_t kk = 0; kk < static_cast<std::size_t>(s.k); ++kk) {
-              const double term = static_cast<double>(input_value(sa, i * static_cast<std::size_t>(s.k) + kk, p)) *
-                                  static_cast<double>(input_value(sb, kk * static_cast<std::size_t>(s.n) + j, p));
-              acc += term;
-              mag += std::fabs(term);
-            }
-            expected[q] = alpha * acc;
-            magnitude[q] = std::fabs(alpha) * mag;
+        // The hash is the costly part: each distinct row of A and column of B among the checked
+        // elements is made once (K values each), in parallel, then every element is a dot product.
+        const std::size_t kk_count = static_cast<std::size_t>(s.k), n_cols = static_cast<std::size_t>(s.n);
+        constexpr std::size_t kUnused = ~std::size_t{0};
+        std::vector<std::size_t> row_at(static_cast<std::size_t>(s.m), kUnused), col_at(n_cols, kUnused);
+        std::vector<std::size_t> rows, cols;  // the distinct rows and columns; row_at / col_at: where in these
+        for (std::size_t e : checked) {
+          const std::size_t i = e / n_cols, j = e % n_cols;
+          if (row_at[i] == kUnused) {
+            row_at[i] = rows.size();
+            rows.push_back(i);
           }
-        });
+          if (col_at[j] == kUnused) {
+            col_at[j] = cols.size();
+            cols.push_back(j);
+          }
+        }
+        std::vector<float> a_rows(rows.size() * kk_count), b_cols(cols.size() * kk_count);
+        tut::parallel_for(
+            rows.size() + cols.size(),
+            [&](std::size_t, std::size_t begin, std::size_t end) {
+              for (std::size_t r = begin; r < end; ++r) {
+                for (std::size_t kk = 0; kk < kk_count; ++kk) {
+                  if (r < rows.size()) {
+                    a_rows[r * kk_count + kk] = input_value(sa, rows[r] * kk_count + kk, p);
+                  } else {
+                    const std::size_t c_at = r - rows.size();
+                    b_cols[c_at * kk_count + kk] = input_value(sb, kk * n_cols + cols[c_at], p);
+                  }
+                }
+              }
+            },
+            1);
+        std::vector<double> expected(checked.size()), magnitude(checked.size());  // sum a b, |alpha| sum |a b|
+        tut::parallel_for(
+            checked.size(),
+            [&](std::size_t, std::size_t begin, std::size_t end) {
+              for (std::size_t q = begin; q < end; ++q) {
+                const float* ar = &a_rows[row_at[checked[q] / n_cols] * kk_count];
+                const float* bc = &b_cols[col_at[checked[q] % n_cols] * kk_count];
+                double acc = 0.0, mag = 0.0;
+                for (std::size_t kk = 0; kk < kk_count; ++kk) {
+                  const double term = static_cast<double>(ar[kk]) * static_cast<double>(bc[kk]);
+                  acc += term;
+                  mag += std::fabs(term);
+                }
+                expected[q] = alpha * acc;
+                magnitude[q] = std::fabs(alpha) * mag;
+              }
+            },
+            std::max<std::size_t>(1, (std::size_t{1} << 16) / kk_count));  // about 2^16 multiply-adds a chunk at least
 
         for (const auto& v : versions()) {
           if (v.kernel.precision != p || !why_not(v).empty()) continue;
