@@ -94,16 +94,29 @@ __device__ __forceinline__ void st_async_v4(std::uint32_t remote, float x, float
                : "memory");
 }
 /// One mbarrier.try_wait: true once the phase of parity `parity` has completed (the hardware
-/// may suspend the thread a while before answering false).
+/// may suspend the thread a while before answering false). kSuspendNs > 0 passes that as the
+/// instruction's suspend-time hint, in nanoseconds: the longest the thread may sleep in it
+/// waiting for the phase (gemm's v27); 0 leaves the time to the hardware.
+template <unsigned kSuspendNs = 0>
 __device__ __forceinline__ bool mbar_try_wait(std::uint64_t* bar, unsigned parity) {
   std::uint32_t done = 0;
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, p;\n}"
-      : "=r"(done)
-      : "r"(shared_u32(bar)), "r"(parity)
-      : "memory");
+  if constexpr (kSuspendNs == 0) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(shared_u32(bar)), "r"(parity)
+        : "memory");
+  } else {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
+        "selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(shared_u32(bar)), "r"(parity), "n"(kSuspendNs)
+        : "memory");
+  }
   return done != 0;
 }
 /// Ends the kernel with a launch error. A function of its own, not inlined: a trap written
@@ -111,10 +124,11 @@ __device__ __forceinline__ bool mbar_try_wait(std::uint64_t* bar, unsigned parit
 __device__ __noinline__ void pipeline_stuck_trap() { __trap(); }
 /// Waits until the phase of parity `parity` has completed. A pipeline that never completes
 /// (a bug) traps after about 2^34 clock cycles, seconds: a launch error instead of a hang.
+template <unsigned kSuspendNs = 0>
 __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  if (mbar_try_wait(bar, parity)) return;
+  if (mbar_try_wait<kSuspendNs>(bar, parity)) return;
   const long long start = clock64();
-  while (!mbar_try_wait(bar, parity)) {
+  while (!mbar_try_wait<kSuspendNs>(bar, parity)) {
     if (clock64() - start > (1ll << 34)) pipeline_stuck_trap();
   }
 }

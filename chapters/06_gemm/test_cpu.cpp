@@ -306,7 +306,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 27);
+  REQUIRE(ladder == 28);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -544,7 +544,9 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v15_persistent",       "v16_tma_store",      "v17_cluster_multicast",
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
                                       "v21_wgmma_tf32",       "v22_split_tf32",       "v23_tf32_tile_by_waves",
-                                      "v24_cluster_split_k",  "v25_descriptor_steps", "v26_serpentine_ffma",  "ffma_candidates",      "shape_candidates",   "mma_bf16_candidates"};
+                                      "v24_cluster_split_k",  "v25_descriptor_steps", "v26_serpentine_ffma",
+                                      "v27_sleeping_waits",   "ffma_candidates",      "shape_candidates",
+                                      "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -576,7 +578,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                            "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
                            "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                           "v24_cluster_split_k", "v25_descriptor_steps"}) {
+                           "v24_cluster_split_k", "v25_descriptor_steps", "v27_sleeping_waits"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -634,11 +636,11 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
       REQUIRE_FALSE(has(p, "mma."));
     }
   }
-  SECTION("v12-v25: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
+  SECTION("v12-v25, v27: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                              "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
                              "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                             "v24_cluster_split_k", "v25_descriptor_steps"}) {
+                             "v24_cluster_split_k", "v25_descriptor_steps", "v27_sleeping_waits"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -731,6 +733,12 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(count(v25, "wgmma.mma_async") == 4 * 4);  // four configurations, four k-steps each
     REQUIRE(count(v25, "262128") * 4 == 2 * count(v25, "wgmma.mma_async"));
     REQUIRE(has(v25, "st.async"));  // v24's pairs, advanced too
+    // v27: v25's kernels, each stage wait's try_wait with the suspend-time hint (10 ms) as a fourth
+    // operand; v25's without it.
+    const std::string v27 = ptx("v27_sleeping_waits");
+    REQUIRE(count(v27, "wgmma.mma_async") == count(v25, "wgmma.mma_async"));
+    REQUIRE(count(v27, ", 10000000;") >= 2 * 4);  // the producer's and the consumers' waits, four configurations
+    REQUIRE(count(v25, ", 10000000;") == 0);
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {

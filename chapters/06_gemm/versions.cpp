@@ -70,6 +70,8 @@ const std::vector<Version>& versions() {
        {bf16, nullptr, launch_gemm_v25_descriptor_steps}, 0.0, hopper_unavailable},
       {{"v26_serpentine_ffma", "fp32: v09, each thread's FFMAs walking its tile in a serpentine (row i left to right, row i + 1 right to left)", 80, Kind::ours},
        {fp32, launch_gemm_v26_serpentine_ffma, nullptr}, 0.0},
+      {{"v27_sleeping_waits", "v25, with the stage waits' mbarrier.try_wait given a suspend-time hint: waiting warps sleep instead of polling the barriers", 90, Kind::ours},
+       {bf16, nullptr, launch_gemm_v27_sleeping_waits}, 0.0, hopper_unavailable},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
       {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},

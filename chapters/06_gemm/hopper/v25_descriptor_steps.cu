@@ -71,12 +71,8 @@ struct V25PairTiles : V24PairTiles {
 void launch_gemm_v25_descriptor_steps(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                       cudaStream_t stream) {
-  if (m > 0 && n > 0 && v24_takes_pairs(m, n, k, v24_pair_slots())) {
-    launch_warp_specialized<WsConfig<V25PairTiles>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
-    return;
-  }
-  launch_by_tile_width<V25NarrowTiles, V25HalfTiles, V25LargeTiles>(v20_tile_n(m, n, sm_count()), m, n, k, alpha, a,
-                                                                    b, beta, c, stream);
+  launch_pairs_or_tile_width<V25PairTiles, V25NarrowTiles, V25HalfTiles, V25LargeTiles>(m, n, k, alpha, a, b, beta, c,
+                                                                                      stream);
 }
 
 }  // namespace gemm

@@ -31,6 +31,7 @@ namespace gemm {
 ///     static constexpr bool tma_store;        // epilogue registers -> shared memory -> TMA store (v16)
 ///     static constexpr bool split_k;          // blocks split a tile's k-slices; TMA reduce-adds into C (v19)
 ///     static constexpr bool desc_steps;       // wgmma descriptors advanced per k-step, not rebuilt (v25)
+///     static constexpr unsigned wait_suspend_ns;  // suspend-time hint of the stage waits (0: none; v27)
 ///
 /// The kernel reads the short names below and what follows from them.
 template <class Tiles>
@@ -44,6 +45,7 @@ struct WsConfig {
   static constexpr bool kTmaStore = Tiles::tma_store;   ///< epilogue through shared memory and TMA stores
   static constexpr bool kSplitK = Tiles::split_k;       ///< a tile's k-slices split over blocks (v19)
   static constexpr bool kDescSteps = Tiles::desc_steps; ///< descriptors advanced per k-step (v25)
+  static constexpr unsigned kWaitSuspendNs = Tiles::wait_suspend_ns;  ///< the stage waits' suspend-time hint (v27)
   static constexpr int kConsumers = 2;                  ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (1 + kConsumers);  ///< threads per block
   static constexpr int kRowsPerGroup = BM / kConsumers;    ///< rows of the tile per consumer
@@ -227,7 +229,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         slice_range(unit, t0, t1);
         for (int t = t0; t < t1; ++t, ++it) {
           const int s = static_cast<int>(it % S);
-          if (it >= S) mbar_wait(&empty[s], (it / S + 1) % 2);  // release number it / S - 1
+          if (it >= S) mbar_wait<Cfg::kWaitSuspendNs>(&empty[s], (it / S + 1) % 2);  // release number it / S - 1
           unsigned char* stage = smem + s * Cfg::kStageBytes;
           mbar_arrive_expect_tx(&full[s], Cfg::kStageBytes);  // all of A and B land here, from both CTAs
           tma_load(stage, &map_a, t * kBK, row0, &full[s]);
@@ -281,7 +283,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // [consumer]
       for (int t = t0; t < t1; ++t, ++it) {
         const int s = static_cast<int>(it % S);
-        mbar_wait(&full[s], (it / S) % 2);  // slice it has landed: fill number it / S of stage s
+        mbar_wait<Cfg::kWaitSuspendNs>(&full[s], (it / S) % 2);  // slice it has landed: fill number it / S of stage s
         const unsigned char* stage = smem + s * Cfg::kStageBytes;
         wgmma_fence();
 #pragma unroll
@@ -442,6 +444,7 @@ struct V14Tiles {
   static constexpr bool tma_store = false;  ///< epilogue straight from the registers
   static constexpr bool split_k = false;    ///< one block per tile, all of its k-slices
   static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
+  static constexpr unsigned wait_suspend_ns = 0;  ///< stage waits without a suspend-time hint (v27: 10 ms)
 };
 // [v14_config]
 
@@ -457,6 +460,7 @@ struct V16Tiles {
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores (v15: false)
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
   static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
+  static constexpr unsigned wait_suspend_ns = 0;  ///< stage waits without a suspend-time hint (v27: 10 ms)
 };
 // [v16_config]
 
@@ -472,6 +476,7 @@ struct V18HalfTiles {
   static constexpr bool tma_store = true;  ///< epilogue through shared memory and TMA stores, as v16
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
   static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
+  static constexpr unsigned wait_suspend_ns = 0;  ///< stage waits without a suspend-time hint (v27: 10 ms)
 };
 // [v18_config]
 
@@ -509,6 +514,18 @@ void launch_by_tile_width(int width, std::int64_t m, std::int64_t n, std::int64_
     default:
       launch_warp_specialized<WsConfig<Large>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
   }
+}
+
+/// v24's choice among four configurations, as v25 and v27 make it: Pair (two CTAs along K) where
+/// v24_takes_pairs() says so, else the 128-row tile by width (launch_by_tile_width()).
+template <class Pair, class Narrow, class Half, class Large>
+void launch_pairs_or_tile_width(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
+                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream) {
+  if (m > 0 && n > 0 && v24_takes_pairs(m, n, k, v24_pair_slots())) {
+    launch_warp_specialized<WsConfig<Pair>>(m, n, k, alpha, a, b, beta, c, stream, WsGrid::persistent);
+    return;
+  }
+  launch_by_tile_width<Narrow, Half, Large>(v20_tile_n(m, n, sm_count()), m, n, k, alpha, a, b, beta, c, stream);
 }
 
 }  // namespace gemm
