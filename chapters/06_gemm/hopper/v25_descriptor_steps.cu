@@ -8,27 +8,6 @@
 
 namespace gemm {
 
-// v25's configurations: v24's four (v16's, v18's, v20's and v24's tiles), each with its
-// descriptors advanced per k-step.
-// [config]
-/// v16's 128 x 256 tile, descriptors advanced.
-struct V25LargeTiles : V16Tiles {
-  static constexpr bool desc_steps = true;  ///< (v16: false)
-};
-/// v18's 128 x 128 tile, descriptors advanced.
-struct V25HalfTiles : V18HalfTiles {
-  static constexpr bool desc_steps = true;  ///< (v18: false)
-};
-/// v20's 128 x 64 tile, descriptors advanced.
-struct V25NarrowTiles : V20NarrowTiles {
-  static constexpr bool desc_steps = true;  ///< (v20: false)
-};
-/// v24's pairs along K, descriptors advanced.
-struct V25PairTiles : V24PairTiles {
-  static constexpr bool desc_steps = true;  ///< (v24: false)
-};
-// [config]
-
 /// @brief v25: wgmma descriptors advanced, not rebuilt (attention's v15, for the GEMM).
 ///
 /// **Idea.** A `wgmma` reads its shared-memory operands through 64-bit descriptors whose low 14
@@ -39,8 +18,9 @@ struct V25PairTiles : V24PairTiles {
 /// 16 rows of B's), so one descriptor per operand and slice does, each k-step adding its offset
 /// / 16, as CUTLASS's descriptor iterators do and as the attention chapter's v15 does.
 ///
-/// **Changed since v24.** `desc_steps = true` in each of v24's four configurations (wgmma_kslice()
-/// in hopper.cuh, `[kslice]`); v24's choice among them, unchanged.
+/// **Changed since v24.** `desc_steps = true` in each of v24's four configurations (V25LargeTiles
+/// ... V25PairTiles in warp_specialized_kernel.cuh, `[v25_config]`; wgmma_kslice() in hopper.cuh,
+/// `[kslice]`); v24's choice among them, unchanged.
 ///
 /// **What is still wrong.** What separates v20's tile from cuBLAS at 1024^3 is the time its
 /// consumers wait for each slice's loads (v24's page section); fewer instructions around the
@@ -68,11 +48,13 @@ struct V25PairTiles : V24PairTiles {
 /// of 300 repetitions, both orders) 0.0110-0.0112 ms at 1024^3 against v20's 0.0117-0.0119
 /// (1.06-1.07x) and cuBLAS's 0.0100-0.0103: 0.91-0.92 of cuBLAS BF16 in each; a fifth run (commit
 /// 3559a1e) 0.0116 against 0.0123 and 0.0103: 1.06x v20, 0.89 of cuBLAS.
+// [launch]
 void launch_gemm_v25_descriptor_steps(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                       const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                       cudaStream_t stream) {
   launch_pairs_or_tile_width<V25PairTiles, V25NarrowTiles, V25HalfTiles, V25LargeTiles>(m, n, k, alpha, a, b, beta, c,
                                                                                       stream);
 }
+// [launch]
 
 }  // namespace gemm

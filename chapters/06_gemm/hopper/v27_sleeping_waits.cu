@@ -12,27 +12,22 @@ namespace gemm {
 /// ask; the thread wakes when the phase completes, so the hint bounds the sleep, not the wait.
 constexpr unsigned kV27SuspendNs = 10000000;
 
-// v27's configurations: v25's four (v16's, v18's, v20's and v24's tiles, descriptors advanced),
-// each with the hint in the producer's and the consumers' waits.
+// v27's configurations: v25's four, each with the hint in the producer's and the consumers' waits.
 // [config]
 /// v25's 128 x 256 tile, its waits sleeping.
-struct V27LargeTiles : V16Tiles {
-  static constexpr bool desc_steps = true;                    ///< as v25
+struct V27LargeTiles : V25LargeTiles {
   static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
 };
 /// v25's 128 x 128 tile, its waits sleeping.
-struct V27HalfTiles : V18HalfTiles {
-  static constexpr bool desc_steps = true;                    ///< as v25
+struct V27HalfTiles : V25HalfTiles {
   static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
 };
 /// v25's 128 x 64 tile, its waits sleeping.
-struct V27NarrowTiles : V20NarrowTiles {
-  static constexpr bool desc_steps = true;                    ///< as v25
+struct V27NarrowTiles : V25NarrowTiles {
   static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
 };
 /// v25's pairs along K, their stage waits sleeping.
-struct V27PairTiles : V24PairTiles {
-  static constexpr bool desc_steps = true;                    ///< as v25
+struct V27PairTiles : V25PairTiles {
   static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
 };
 // [config]

@@ -498,6 +498,27 @@ struct V24PairTiles : V18HalfTiles {
 };
 // [v24_config]
 
+// v25's configurations: v24's four (v16's, v18's, v20's and v24's tiles), each with its
+// descriptors advanced per k-step.
+// [v25_config]
+/// v16's 128 x 256 tile, descriptors advanced.
+struct V25LargeTiles : V16Tiles {
+  static constexpr bool desc_steps = true;  ///< (v16: false)
+};
+/// v18's 128 x 128 tile, descriptors advanced.
+struct V25HalfTiles : V18HalfTiles {
+  static constexpr bool desc_steps = true;  ///< (v18: false)
+};
+/// v20's 128 x 64 tile, descriptors advanced.
+struct V25NarrowTiles : V20NarrowTiles {
+  static constexpr bool desc_steps = true;  ///< (v20: false)
+};
+/// v24's pairs along K, descriptors advanced.
+struct V25PairTiles : V24PairTiles {
+  static constexpr bool desc_steps = true;  ///< (v24: false)
+};
+// [v25_config]
+
 /// v20's launch by the width of its 128-row tile (v20_tile_n(): 64, 128 or 256), with the
 /// configurations Narrow, Half and Large for those widths: v20's own (V20NarrowTiles,
 /// V18HalfTiles, V16Tiles) or v25's.
