@@ -599,8 +599,9 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
       REQUIRE_FALSE(has(p, "mma."));
     }
   }
-  SECTION("v07, v08 and the FFMA searches: cp.async, 4- and 16-byte, with commit/wait groups") {
-    for (const char* stem : {"v07_pipelined", "v08_tuned", "ffma_candidates", "shape_candidates"}) {
+  SECTION("v07, v08, v09, v26 and the FFMA searches (v07's kernel): cp.async, 4- and 16-byte, with commit/wait groups") {
+    for (const char* stem :
+         {"v07_pipelined", "v08_tuned", "v09_by_shape", "v26_serpentine_ffma", "ffma_candidates", "shape_candidates"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.ca.shared.global"));
@@ -625,16 +626,6 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
     REQUIRE(has(p, "cp.async.cg.shared.global"));
-  }
-  SECTION("v09 and v26: v07's kernel (cp.async, FFMA), no tensor cores") {
-    for (const char* stem : {"v09_by_shape", "v26_serpentine_ffma"}) {
-      INFO(stem);
-      const std::string p = ptx(stem);
-      REQUIRE(has(p, "cp.async.ca.shared.global"));
-      REQUIRE(has(p, "cp.async.cg.shared.global"));
-      REQUIRE(has(p, "fma.rn.f32"));
-      REQUIRE_FALSE(has(p, "mma."));
-    }
   }
   SECTION("v12-v25, v27: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
