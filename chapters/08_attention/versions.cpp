@@ -91,6 +91,10 @@ const std::vector<Version>& versions() {
                                   "item's first Q K^T is issued during this item's last P V and output",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v20_turns_across_items}, 0.0, unsupported_v7, nullptr},
+      {{"v21_sleeping_waits", "v20 with every mbarrier wait given a suspend-time hint: a waiting warp sleeps in "
+                              "the barrier unit instead of polling it (gemm's v27)",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v21_sleeping_waits}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

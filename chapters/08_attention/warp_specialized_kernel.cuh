@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
           // v13: the previous item's Q is read (v17: the one before it, which used this buffer)
           const int qb = q_fills % QB;
-          if (q_fills >= QB) mbar_wait(&q_empty[qb], (q_fills / QB - 1) % 2);
+          if (q_fills >= QB) mbar_wait<T::kWaitSuspendNs>(&q_empty[qb], (q_fills / QB - 1) % 2);
           mbar_arrive_expect_tx(&q_full[qb], T::kQBytes);
           for (int b = 0; b < T::kBoxes; ++b) {
             tma_load_3d(q_tile(qb) + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, &q_full[qb]);
@@ -133,12 +133,12 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           ++q_fills;
           for (int j = 0; j < tiles; ++j) {
             const int f = fills + j, s = f % S;
-            if (f >= S) mbar_wait(&k_empty[s], (f / S + 1) % 2);  // the consumers released K of fill f - S
+            if (f >= S) mbar_wait<T::kWaitSuspendNs>(&k_empty[s], (f / S + 1) % 2);  // the consumers released K of fill f - S
             mbar_arrive_expect_tx(&k_full[s], T::kKVBytes);  // rows past Sk land as zeros (and count)
             for (int b = 0; b < T::kBoxes; ++b) {
               tma_load_3d(k_tile(s) + b * T::kKVBoxBytes, &map_k, 64 * b, j * Bc, bh, &k_full[s]);
             }
-            if (f >= S) mbar_wait(&v_empty[s], (f / S + 1) % 2);  // ... and V of fill f - S
+            if (f >= S) mbar_wait<T::kWaitSuspendNs>(&v_empty[s], (f / S + 1) % 2);  // ... and V of fill f - S
             mbar_arrive_expect_tx(&v_full[s], T::kKVBytes);
             for (int b = 0; b < T::kBoxes; ++b) {
               tma_load_3d(v_tile(s) + b * T::kKVBoxBytes, &map_v, 64 * b, j * Bc, bh, &v_full[s]);
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
       // This item's Q rows; with one Q tile the address computed once above (the code v07-v16 measured).
       const unsigned char* q_rows = QB == 1 ? q_rows0 : q_tile(q_fills % QB) + wg_row * 128;
-      if (tiles > 0) mbar_wait(&q_full[q_fills % QB], (q_fills / QB) % 2);
+      if (tiles > 0) mbar_wait<T::kWaitSuspendNs>(&q_full[q_fills % QB], (q_fills / QB) % 2);
 
       // The pieces of one key tile j: the block's fill fills + j of the ring (stage (fills + j) % S,
       // that stage's fill number (fills + j) / S, hence the parity).
@@ -271,14 +271,14 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [consumer]
         // v07, one tile at a time: S = Q K^T, wait, softmax, O += P V, wait, release the stage.
         const auto step = [&](int j, auto masked) {
-          mbar_wait(&k_full[stage(j)], parity(j));
+          mbar_wait<T::kWaitSuspendNs>(&k_full[stage(j)], parity(j));
           wgmma_fence();  // sc and o_acc were last written by ordinary instructions
           wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
           wgmma_commit();
           wgmma_wait<0>();
           keep_in_registers(sc);
           softmax_to_p(j, masked);
-          mbar_wait(&v_full[stage(j)], parity(j));
+          mbar_wait<T::kWaitSuspendNs>(&v_full[stage(j)], parity(j));
           wgmma_fence();
           wgmma_pv<T>(o_acc, p, v_tile(stage(j)));
           wgmma_commit();
@@ -304,8 +304,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // to the vector one and cost 4% with the mask.
         if (pass_first()) pass_turn();
         for (int j = 0; j <= tiles; ++j) {  // the turns of the ping-pong below: S of tile j, P V of tile j - 1
-          if (j < tiles) mbar_wait(&k_full[stage(j)], parity(j));
-          if (j > 0) mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
+          if (j < tiles) mbar_wait<T::kWaitSuspendNs>(&k_full[stage(j)], parity(j));
+          if (j > 0) mbar_wait<T::kWaitSuspendNs>(&v_full[stage(j - 1)], parity(j - 1));
           wait_turn();
           if (j < tiles || pass_last()) pass_turn();
           if (j < tiles) release_k(j);
@@ -321,8 +321,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // warpgroup's turn keeps the tensor cores busy (wait_turn() and pass_turn(), defined above).
         if (pass_first()) pass_turn();  // warpgroup 0 has the first turn
         const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
-          mbar_wait(&k_full[stage(j)], parity(j));
-          mbar_wait(&v_full[stage(j - 1)], parity(j - 1));
+          mbar_wait<T::kWaitSuspendNs>(&k_full[stage(j)], parity(j));
+          mbar_wait<T::kWaitSuspendNs>(&v_full[stage(j - 1)], parity(j - 1));
           wait_turn();
           wgmma_fence();
           if constexpr (!T::kOverlap) {
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         };
         // The first turn has only tile 0's S, the last only tile tiles - 1's P V (no branch
         // between the products of a turn: ptxas would serialize them).
-        mbar_wait(&k_full[stage(0)], parity(0));
+        mbar_wait<T::kWaitSuspendNs>(&k_full[stage(0)], parity(0));
         wait_turn();
         wgmma_fence();
         wgmma_scores<T>(sc, q_rows, k_tile(stage(0)));
@@ -379,7 +379,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         for (; j < unmasked; ++j) turn(j, std::false_type{});
         for (; j < tiles; ++j) turn(j, std::true_type{});
         release_q();  // the last S has been waited for
-        mbar_wait(&v_full[stage(tiles - 1)], parity(tiles - 1));
+        mbar_wait<T::kWaitSuspendNs>(&v_full[stage(tiles - 1)], parity(tiles - 1));
         wait_turn();
         wgmma_fence();
         wgmma_pv<T>(o_acc, p, v_tile(stage(tiles - 1)));

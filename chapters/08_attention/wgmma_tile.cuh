@@ -58,6 +58,10 @@ struct WgmmaTiles {
   /// first S is issued during this item's ends; false (v09-v19): it passes it at the start of the
   /// next item, after its P V's wait and its epilogue.
   static constexpr bool early_pass = false;
+  /// v21: the suspend-time hint (ns) of every mbarrier wait in the kernel, the producer's and the
+  /// consumers' (gemm's v27): a waiting thread may sleep that long inside `mbarrier.try_wait` and
+  /// wakes when the phase completes; 0 (v07-v20): no hint, the hardware's own short time.
+  static constexpr unsigned wait_suspend_ns = 0;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -85,6 +89,7 @@ struct WgmmaConfig {
   static constexpr int kQBuffers = Tiles::q_buffers;       ///< Q tiles resident (v17: 2)
   static constexpr bool kMixedItems = Tiles::mixed_items;  ///< v18's items of Br and Br - 64 rows
   static constexpr bool kEarlyPass = Tiles::early_pass;  ///< v20's turn passed across items
+  static constexpr unsigned kWaitSuspendNs = Tiles::wait_suspend_ns;  ///< v21's sleeping waits
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -208,7 +213,8 @@ constexpr bool same_wgmma_tiles() {
          A::ping_pong == B::ping_pong && A::overlap == B::overlap && A::stages == B::stages &&
          A::consumers == B::consumers && A::persistent == B::persistent &&
          A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
-         A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items && A::early_pass == B::early_pass;
+         A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items && A::early_pass == B::early_pass &&
+         A::wait_suspend_ns == B::wait_suspend_ns;
 }
 
 // [v07_config]
@@ -353,5 +359,24 @@ struct V20Tiles128 : V17Tiles128 {
   static constexpr bool early_pass = true;  ///< the next item's first turn passed after this one's last
 };
 // [v20_config]
+
+// [v21_config]
+/// How long a thread may sleep in one `mbarrier.try_wait` of v21's kernels (nanoseconds): long, as
+/// CUTLASS's barrier waits and gemm's v27 ask; the thread wakes when the phase completes, so the
+/// hint bounds a sleep, not a wait.
+constexpr unsigned kV21SuspendNs = 10000000;
+/// v21's tiles: v20's (v18's 192- and 128-row items at D = 64, v17's at D = 128) with their waits sleeping.
+struct V21Tiles64 : V20Tiles64 {
+  static constexpr unsigned wait_suspend_ns = kV21SuspendNs;  ///< (v20: 0, no hint)
+};
+/// v19's 128-row tiles at D = 64 (v20 keeps them), their waits sleeping.
+struct V21Narrow64 : V19Narrow64 {
+  static constexpr unsigned wait_suspend_ns = kV21SuspendNs;  ///< (v19, v20: 0, no hint)
+};
+/// v20's tiles at D = 128, their waits sleeping.
+struct V21Tiles128 : V20Tiles128 {
+  static constexpr unsigned wait_suspend_ns = kV21SuspendNs;  ///< (v20: 0, no hint)
+};
+// [v21_config]
 
 }  // namespace attention

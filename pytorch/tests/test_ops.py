@@ -190,7 +190,7 @@ class MatrixValues(unittest.TestCase):
             self.assertChecked(reference.check_gemm(ops.gemm(A, B, C, alpha=-2.0, beta=0.25), A, B, C, -2.0, 0.25),
                                f"bf16 alpha/beta {m}x{n}x{k}")
         if torch.cuda.get_device_capability() >= (9, 0):  # the Hopper path ran, not the sm_80 fallback
-            self.assertEqual(ops.last_version("tutorial::gemm"), "v25_descriptor_steps")
+            self.assertEqual(ops.last_version("tutorial::gemm"), "v27_sleeping_waits")
         base = bf16(rand(70000))  # a view that starts 2 bytes off a 16-byte boundary
         A, B = base[1:1 + 64 * 64].view(64, 64), bf16(rand(64, 64))
         self.assertChecked(reference.check_gemm(ops.gemm(A, B), A, B), "bf16 misaligned view")
@@ -230,7 +230,7 @@ class MatrixValues(unittest.TestCase):
         q, k, v = (bf16(rand(2, 4, 256, 64)) for _ in range(3))
         o, _ = ops.attention(q, k, v, True)
         if torch.cuda.get_device_capability() >= (9, 0):  # Hopper: v07's tiles here, on v19's persistent grid
-            self.assertEqual(ops.last_version("tutorial::attention"), "v20_turns_across_items")
+            self.assertEqual(ops.last_version("tutorial::attention"), "v21_sleeping_waits")
         torch.testing.assert_close(o, torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
                                    rtol=2e-2, atol=2e-2)
 
