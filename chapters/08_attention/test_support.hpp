@@ -232,8 +232,10 @@ inline void require_correct(const Kernel& kern, double workspace_bytes, const st
                             std::uint64_t seed, Ranges ranges = {}) {
   const std::string input_key =
       "seed " + std::to_string(seed) + " range " + std::to_string(ranges.qk) + "/" + std::to_string(ranges.v);
-  const Inputs& in = inputs_for(s, kern.precision, seed, ranges,
-                                shape_text(s) + "|" + precision_name(kern.precision) + "|" + input_key);
+  // A named key: g++ 13 warns of a dangling reference when the returned one is bound in the same
+  // expression as a temporary argument (it refers to the cache, not to the key).
+  const std::string cache_key = shape_text(s) + "|" + precision_name(kern.precision) + "|" + input_key;
+  const Inputs& in = inputs_for(s, kern.precision, seed, ranges, cache_key);
   require_correct_on(kern, workspace_bytes, name, s, in, input_key);
 }
 
