@@ -147,12 +147,6 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x0), "r"(x1), "r"(shared_u32(bar))
       : "memory");
 }
-/// Starts fetching the tensor map `map` (a `__grid_constant__` kernel parameter) into the TMA
-/// unit's descriptor cache, so that the first tma_load() through it need not wait for that
-/// fetch (gemm's v28). A hint: nothing waits for it, and a load works without it.
-__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
-}
 /// tma_load() for a 3-D `map`: the box at (x0 = column, x1 = row, x2 = matrix). A box never
 /// crosses from one matrix into the next: rows past the end of matrix x2 arrive as zeros.
 __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, int x0, int x1, int x2,

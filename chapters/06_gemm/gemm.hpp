@@ -226,7 +226,7 @@ void launch_gemm_v11_mma_bf16(std::int64_t m, std::int64_t n, std::int64_t k, fl
                               const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
 /// @}
 
-/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v25_descriptor_steps.cu, v27_sleeping_waits.cu, v28_prefetched_maps.cu)
+/// @name Hopper: TMA and wgmma (sm_90a; one file each, v12_tma_wgmma.cu ... v25_descriptor_steps.cu, v27_sleeping_waits.cu)
 /// @{
 void launch_gemm_v12_tma_wgmma(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
                                const __nv_bfloat16* b, float beta, float* c, cudaStream_t stream);
@@ -281,9 +281,6 @@ void launch_gemm_v25_descriptor_steps(std::int64_t m, std::int64_t n, std::int64
 void launch_gemm_v27_sleeping_waits(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                     const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                     cudaStream_t stream);
-void launch_gemm_v28_prefetched_maps(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-                                     const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
-                                     cudaStream_t stream);
 /// v24's pairs whatever the rule says, on at most `max_clusters` clusters, so that each pair takes
 /// many tiles in turn: for the tests (the rule gives every pair one tile). K needs two k-slices.
 void launch_gemm_v24_pairs_on(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,

@@ -59,7 +59,6 @@ using tut::sm90::mbar_arrive_expect_tx;
 using tut::sm90::mbar_init;
 using tut::sm90::mbar_wait;
 using tut::sm90::named_barrier_sync;
-using tut::sm90::prefetch_tensormap;
 using tut::sm90::setmaxnreg_dec;
 using tut::sm90::setmaxnreg_inc;
 using tut::sm90::smem_desc;

@@ -306,7 +306,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       ++ladder;
     }
   }
-  REQUIRE(ladder == 29);
+  REQUIRE(ladder == 28);
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     INFO(precision_name(p));
     REQUIRE(libraries[p] == 1);
@@ -545,8 +545,8 @@ const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d
                                       "v18_tile_by_waves",    "v19_split_k",          "v20_narrow_tiles",
                                       "v21_wgmma_tf32",       "v22_split_tf32",       "v23_tf32_tile_by_waves",
                                       "v24_cluster_split_k",  "v25_descriptor_steps", "v26_serpentine_ffma",
-                                      "v27_sleeping_waits",   "v28_prefetched_maps",  "ffma_candidates",
-                                      "shape_candidates",     "mma_bf16_candidates"};
+                                      "v27_sleeping_waits",   "ffma_candidates",      "shape_candidates",
+                                      "mma_bf16_candidates"};
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(GEMM_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -578,8 +578,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                            "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
                            "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                           "v24_cluster_split_k", "v25_descriptor_steps", "v27_sleeping_waits",
-                           "v28_prefetched_maps"}) {
+                           "v24_cluster_split_k", "v25_descriptor_steps", "v27_sleeping_waits"}) {
     DYNAMIC_SECTION(stem) {
       const std::string log = read_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
@@ -628,12 +627,11 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(has(p, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
     REQUIRE(has(p, "cp.async.cg.shared.global"));
   }
-  SECTION("v12-v25, v27, v28: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
+  SECTION("v12-v25, v27: TMA loads completing on mbarriers, wgmma from shared-memory descriptors") {
     for (const char* stem : {"v12_tma_wgmma", "v13_two_warpgroups", "v14_warp_specialized", "v15_persistent",
                              "v16_tma_store", "v17_cluster_multicast", "v18_tile_by_waves", "v19_split_k",
                              "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
-                             "v24_cluster_split_k", "v25_descriptor_steps", "v27_sleeping_waits",
-                             "v28_prefetched_maps"}) {
+                             "v24_cluster_split_k", "v25_descriptor_steps", "v27_sleeping_waits"}) {
       INFO(stem);
       const std::string p = ptx(stem);
       REQUIRE(has(p, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"));
@@ -732,13 +730,6 @@ TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gem
     REQUIRE(count(v27, "wgmma.mma_async") == count(v25, "wgmma.mma_async"));
     REQUIRE(count(v27, ", 10000000;") >= 2 * 4);  // the producer's and the consumers' waits, four configurations
     REQUIRE(count(v25, ", 10000000;") == 0);
-    // v28: v27's kernels, each prefetching its maps (A and B; C where the epilogue stores through
-    // TMA: all four configurations), the waits still sleeping; no kernel before it prefetches.
-    const std::string v28 = ptx("v28_prefetched_maps");
-    REQUIRE(count(v28, "wgmma.mma_async") == count(v27, "wgmma.mma_async"));
-    REQUIRE(count(v28, ", 10000000;") == count(v27, ", 10000000;"));
-    REQUIRE(count(v28, "prefetch.tensormap") == 3 * 4);
-    for (const std::string* p : {&v20, &v24, &v25, &v27}) REQUIRE_FALSE(has(*p, "prefetch.tensormap"));
   }
   SECTION("v03, v04: plain FFMA code, no vector or matrix instructions yet") {
     for (const char* stem : {"v03_blocktile_1d", "v04_blocktile_2d"}) {

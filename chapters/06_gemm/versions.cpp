@@ -72,8 +72,6 @@ const std::vector<Version>& versions() {
        {fp32, launch_gemm_v26_serpentine_ffma, nullptr}, 0.0},
       {{"v27_sleeping_waits", "v25, with the stage waits' mbarrier.try_wait given a suspend-time hint: waiting warps sleep instead of polling the barriers", 90, Kind::ours},
        {bf16, nullptr, launch_gemm_v27_sleeping_waits}, 0.0, hopper_unavailable},
-      {{"v28_prefetched_maps", "v27, with the tensor maps prefetched at each block's start (prefetch.tensormap): the first TMA loads need not wait for their descriptors", 90, Kind::ours},
-       {bf16, nullptr, launch_gemm_v28_prefetched_maps}, 0.0, hopper_unavailable},
       {{"cublas_sgemm", "cuBLAS SGEMM, default math mode (fp32 FFMA)", 75, Kind::library},
        {fp32, launch_cublas_sgemm, nullptr}, 0.0},
       {{"cublas_tf32", "cuBLAS GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores)", 80, Kind::library},

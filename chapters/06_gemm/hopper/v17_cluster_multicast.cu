@@ -17,7 +17,6 @@ struct V17Tiles {
   static constexpr bool split_k = false;   ///< one cluster per pair of tiles, all of their k-slices
   static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
   static constexpr unsigned wait_suspend_ns = 0;  ///< stage waits without a suspend-time hint (v27: 10 ms)
-  static constexpr bool prefetch_maps = false;    ///< tensor maps fetched at their first use (v28: prefetched)
 };
 // [config]
 

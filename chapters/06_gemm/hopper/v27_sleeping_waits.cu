@@ -8,6 +8,30 @@
 
 namespace gemm {
 
+/// How long a thread may sleep in one try_wait (nanoseconds): long, as CUTLASS's barrier waits
+/// ask; the thread wakes when the phase completes, so the hint bounds the sleep, not the wait.
+constexpr unsigned kV27SuspendNs = 10000000;
+
+// v27's configurations: v25's four, each with the hint in the producer's and the consumers' waits.
+// [config]
+/// v25's 128 x 256 tile, its waits sleeping.
+struct V27LargeTiles : V25LargeTiles {
+  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+};
+/// v25's 128 x 128 tile, its waits sleeping.
+struct V27HalfTiles : V25HalfTiles {
+  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+};
+/// v25's 128 x 64 tile, its waits sleeping.
+struct V27NarrowTiles : V25NarrowTiles {
+  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+};
+/// v25's pairs along K, their stage waits sleeping.
+struct V27PairTiles : V25PairTiles {
+  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+};
+// [config]
+
 /// @brief v27: barrier waits that sleep.
 ///
 /// **Idea.** A warp that waits for a stage calls `mbarrier.try_wait` in a loop. Without a hint
@@ -37,13 +61,11 @@ namespace gemm {
 /// it 0.0114-0.0116 against 0.0115-0.0119 (1.00-1.03x; 0.87-0.91 of cuBLAS): about 3%, one row
 /// cannot say more. 1024 x 1024 x 4096 0.0229 against 0.0240 ms (1.048x); the large tiles level
 /// with v25 (0.98-1.01x).
-// [launch]
 void launch_gemm_v27_sleeping_waits(std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                                     const __nv_bfloat16* a, const __nv_bfloat16* b, float beta, float* c,
                                     cudaStream_t stream) {
   launch_pairs_or_tile_width<V27PairTiles, V27NarrowTiles, V27HalfTiles, V27LargeTiles>(m, n, k, alpha, a, b, beta, c,
                                                                                       stream);
 }
-// [launch]
 
 }  // namespace gemm

@@ -32,7 +32,6 @@ namespace gemm {
 ///     static constexpr bool split_k;          // blocks split a tile's k-slices; TMA reduce-adds into C (v19)
 ///     static constexpr bool desc_steps;       // wgmma descriptors advanced per k-step, not rebuilt (v25)
 ///     static constexpr unsigned wait_suspend_ns;  // suspend-time hint of the stage waits (0: none; v27)
-///     static constexpr bool prefetch_maps;    // the tensor maps prefetched at the block's start (v28)
 ///
 /// The kernel reads the short names below and what follows from them.
 template <class Tiles>
@@ -47,7 +46,6 @@ struct WsConfig {
   static constexpr bool kSplitK = Tiles::split_k;       ///< a tile's k-slices split over blocks (v19)
   static constexpr bool kDescSteps = Tiles::desc_steps; ///< descriptors advanced per k-step (v25)
   static constexpr unsigned kWaitSuspendNs = Tiles::wait_suspend_ns;  ///< the stage waits' suspend-time hint (v27)
-  static constexpr bool kPrefetchMaps = Tiles::prefetch_maps;  ///< the tensor maps prefetched at the start (v28)
   static constexpr int kConsumers = 2;                  ///< consumer warpgroups (the producer is a third)
   static constexpr int kThreads = 128 * (1 + kConsumers);  ///< threads per block
   static constexpr int kRowsPerGroup = BM / kConsumers;    ///< rows of the tile per consumer
@@ -202,17 +200,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
 // [split_range]
 
-// [prefetch]
-  // v28: the TMA unit fetches a tensor map (128 bytes of kernel parameters) on its first use;
-  // asked for here, the fetch runs while the barriers are set up, not in front of the first load.
-  if constexpr (Cfg::kPrefetchMaps) {
-    if (threadIdx.x == 0) {
-      prefetch_tensormap(&map_a);
-      prefetch_tensormap(&map_b);
-      if (tma_store_c) prefetch_tensormap(&map_c);
-    }
-  }
-// [prefetch]
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);                          // the producer's arrive.expect_tx (and the bytes)
@@ -458,7 +445,6 @@ struct V14Tiles {
   static constexpr bool split_k = false;    ///< one block per tile, all of its k-slices
   static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
   static constexpr unsigned wait_suspend_ns = 0;  ///< stage waits without a suspend-time hint (v27: 10 ms)
-  static constexpr bool prefetch_maps = false;    ///< tensor maps fetched at their first use (v28: prefetched)
 };
 // [v14_config]
 
@@ -475,7 +461,6 @@ struct V16Tiles {
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
   static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
   static constexpr unsigned wait_suspend_ns = 0;  ///< stage waits without a suspend-time hint (v27: 10 ms)
-  static constexpr bool prefetch_maps = false;    ///< tensor maps fetched at their first use (v28: prefetched)
 };
 // [v16_config]
 
@@ -492,7 +477,6 @@ struct V18HalfTiles {
   static constexpr bool split_k = false;   ///< one block per tile, all of its k-slices
   static constexpr bool desc_steps = false; ///< descriptors rebuilt for every k-step (v25: advanced)
   static constexpr unsigned wait_suspend_ns = 0;  ///< stage waits without a suspend-time hint (v27: 10 ms)
-  static constexpr bool prefetch_maps = false;    ///< tensor maps fetched at their first use (v28: prefetched)
 };
 // [v18_config]
 
@@ -535,30 +519,6 @@ struct V25PairTiles : V24PairTiles {
 };
 // [v25_config]
 
-// v27's configurations: v25's four, each with the hint in the producer's and the consumers' waits.
-/// How long a thread may sleep in one try_wait (nanoseconds): long, as CUTLASS's barrier waits
-/// ask; the thread wakes when the phase completes, so the hint bounds the sleep, not the wait.
-constexpr unsigned kV27SuspendNs = 10000000;
-
-// [v27_config]
-/// v25's 128 x 256 tile, its waits sleeping.
-struct V27LargeTiles : V25LargeTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
-};
-/// v25's 128 x 128 tile, its waits sleeping.
-struct V27HalfTiles : V25HalfTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
-};
-/// v25's 128 x 64 tile, its waits sleeping.
-struct V27NarrowTiles : V25NarrowTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
-};
-/// v25's pairs along K, their stage waits sleeping.
-struct V27PairTiles : V25PairTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
-};
-// [v27_config]
-
 /// v20's launch by the width of its 128-row tile (v20_tile_n(): 64, 128 or 256), with the
 /// configurations Narrow, Half and Large for those widths: v20's own (V20NarrowTiles,
 /// V18HalfTiles, V16Tiles) or v25's.
@@ -577,7 +537,7 @@ void launch_by_tile_width(int width, std::int64_t m, std::int64_t n, std::int64_
   }
 }
 
-/// v24's choice among four configurations, as v25, v27 and v28 make it: Pair (two CTAs along K) where
+/// v24's choice among four configurations, as v25 and v27 make it: Pair (two CTAs along K) where
 /// v24_takes_pairs() says so, else the 128-row tile by width (launch_by_tile_width()).
 template <class Pair, class Narrow, class Half, class Large>
 void launch_pairs_or_tile_width(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const __nv_bfloat16* a,
