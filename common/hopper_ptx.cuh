@@ -43,6 +43,11 @@
 /// The building blocks of the Hopper steps (common/hopper_ptx.cuh).
 namespace tut::sm90 {
 
+/// The suspend-time hint of the steps whose waits sleep (gemm's v27, attention's v21): 10 ms, the
+/// value CUTLASS's barrier waits pass. A thread wakes when the phase completes, so this bounds one
+/// sleep, not the wait.
+constexpr unsigned kSleepingWaitNs = 10000000;
+
 #if TUT_SM90
 
 using tut::sm80::shared_u32;  // the 32-bit shared-state-space address (common/ampere_ptx.cuh)

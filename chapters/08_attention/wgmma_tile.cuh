@@ -361,10 +361,9 @@ struct V20Tiles128 : V17Tiles128 {
 // [v20_config]
 
 // [v21_config]
-/// How long a thread may sleep in one `mbarrier.try_wait` of v21's kernels (nanoseconds): long, as
-/// CUTLASS's barrier waits and gemm's v27 ask; the thread wakes when the phase completes, so the
-/// hint bounds a sleep, not a wait.
-constexpr unsigned kV21SuspendNs = 10000000;
+/// How long a thread may sleep in one `mbarrier.try_wait` of v21's kernels (nanoseconds):
+/// kSleepingWaitNs in common/hopper_ptx.cuh, 10 ms, as in gemm's v27.
+constexpr unsigned kV21SuspendNs = tut::sm90::kSleepingWaitNs;
 /// v21's tiles: v20's (v18's 192- and 128-row items at D = 64, v17's at D = 128) with their waits sleeping.
 struct V21Tiles64 : V20Tiles64 {
   static constexpr unsigned wait_suspend_ns = kV21SuspendNs;  ///< (v20: 0, no hint)

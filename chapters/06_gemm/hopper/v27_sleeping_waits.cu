@@ -8,9 +8,9 @@
 
 namespace gemm {
 
-/// How long a thread may sleep in one try_wait (nanoseconds): long, as CUTLASS's barrier waits
-/// ask; the thread wakes when the phase completes, so the hint bounds the sleep, not the wait.
-constexpr unsigned kV27SuspendNs = 10000000;
+/// How long a thread may sleep in one try_wait (nanoseconds): kSleepingWaitNs in
+/// common/hopper_ptx.cuh, 10 ms, as CUTLASS's barrier waits ask.
+constexpr unsigned kV27SuspendNs = tut::sm90::kSleepingWaitNs;
 
 // v27's configurations: v25's four, each with the hint in the producer's and the consumers' waits.
 // [config]
