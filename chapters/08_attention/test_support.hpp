@@ -182,6 +182,11 @@ inline Outputs run_once(const Kernel& kern, double workspace_bytes, const Shape&
   return out;
 }
 
+/// What names a case in the caches below: its shape, precision and inputs (`input_key`).
+inline std::string case_key(const Shape& s, Precision p, const std::string& input_key) {
+  return shape_text(s) + "|" + precision_name(p) + "|" + input_key;
+}
+
 /// The full reference of a case, computed once per distinct inputs (several versions share it).
 inline const Reference& reference_for(const Shape& s, const Inputs& in, const std::string& key) {
   static std::map<std::string, Reference> cache;
@@ -198,8 +203,8 @@ inline void require_correct_on(const Kernel& kern, double workspace_bytes, const
                                const Inputs& in, const std::string& input_key) {
   INFO(name << " (" << precision_name(kern.precision) << ") on " << text(s) << ", inputs " << input_key);
   const Outputs out = run_once(kern, workspace_bytes, s, in);
-  const std::string key = shape_text(s) + "|" + precision_name(kern.precision) + "|" + input_key;
-  const Reference& ref = reference_for(s, in, key);  // an entry of the cache, valid until the next call
+  // An entry of the cache, valid until the next call.
+  const Reference& ref = reference_for(s, in, case_key(s, kern.precision, input_key));
   const Tolerances tol = tolerances(kern.precision, s, max_abs(in.q.data(), in.q.size()),
                                     max_abs(in.k.data(), in.k.size()), max_abs(in.v.data(), in.v.size()));
   const Check chk = check_output(ref, s, out.o.data(), out.lse.data(), tol);
@@ -207,12 +212,18 @@ inline void require_correct_on(const Kernel& kern, double workspace_bytes, const
   REQUIRE(chk.passed(tol));
 }
 
-/// make_inputs(), made once per shape, precision, seed and ranges (`key` names them) while they
-/// fit in 1 GiB: the sweep runs every version on the same cases, and making their inputs on the
-/// host took half of its time. The entry is valid until the next call.
-inline const Inputs& inputs_for(const Shape& s, Precision p, std::uint64_t seed, Ranges ranges, const std::string& key) {
+/// The text that names a case's inputs: the seed and the ranges (the tests' messages print it).
+inline std::string input_name(std::uint64_t seed, Ranges ranges) {
+  return "seed " + std::to_string(seed) + " range " + std::to_string(ranges.qk) + "/" + std::to_string(ranges.v);
+}
+
+/// make_inputs(), made once per shape, precision, seed and ranges while they fit in 1 GiB: the
+/// sweep runs every version on the same cases, and making their inputs on the host took half of
+/// its time. The entry is valid until the next call.
+inline const Inputs& inputs_for(const Shape& s, Precision p, std::uint64_t seed, Ranges ranges) {
   static std::map<std::string, Inputs> cache;
   static std::size_t bytes = 0;
+  const std::string key = case_key(s, p, input_name(seed, ranges));
   auto it = cache.find(key);
   if (it == cache.end()) {
     Inputs in = make_inputs(s, p, seed, ranges);
@@ -230,13 +241,8 @@ inline const Inputs& inputs_for(const Shape& s, Precision p, std::uint64_t seed,
 /// Fresh inputs from `seed` in `ranges` (inputs_for()), then require_correct_on().
 inline void require_correct(const Kernel& kern, double workspace_bytes, const std::string& name, const Shape& s,
                             std::uint64_t seed, Ranges ranges = {}) {
-  const std::string input_key =
-      "seed " + std::to_string(seed) + " range " + std::to_string(ranges.qk) + "/" + std::to_string(ranges.v);
-  // A named key: g++ 13 warns of a dangling reference when the returned one is bound in the same
-  // expression as a temporary argument (it refers to the cache, not to the key).
-  const std::string cache_key = shape_text(s) + "|" + precision_name(kern.precision) + "|" + input_key;
-  const Inputs& in = inputs_for(s, kern.precision, seed, ranges, cache_key);
-  require_correct_on(kern, workspace_bytes, name, s, in, input_key);
+  const Inputs& in = inputs_for(s, kern.precision, seed, ranges);
+  require_correct_on(kern, workspace_bytes, name, s, in, input_name(seed, ranges));
 }
 
 /// Inputs whose largest scores come last in every row: Q and K positive, key j's scale growing

@@ -361,20 +361,17 @@ struct V20Tiles128 : V17Tiles128 {
 // [v20_config]
 
 // [v21_config]
-/// How long a thread may sleep in one `mbarrier.try_wait` of v21's kernels (nanoseconds):
-/// kSleepingWaitNs in common/hopper_ptx.cuh, 10 ms, as in gemm's v27.
-constexpr unsigned kV21SuspendNs = tut::sm90::kSleepingWaitNs;
 /// v21's tiles: v20's (v18's 192- and 128-row items at D = 64, v17's at D = 128) with their waits sleeping.
 struct V21Tiles64 : V20Tiles64 {
-  static constexpr unsigned wait_suspend_ns = kV21SuspendNs;  ///< (v20: 0, no hint)
+  static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v20: 0, no hint)
 };
 /// v19's 128-row tiles at D = 64 (v20 keeps them), their waits sleeping.
 struct V21Narrow64 : V19Narrow64 {
-  static constexpr unsigned wait_suspend_ns = kV21SuspendNs;  ///< (v19, v20: 0, no hint)
+  static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v19, v20: 0, no hint)
 };
 /// v20's tiles at D = 128, their waits sleeping.
 struct V21Tiles128 : V20Tiles128 {
-  static constexpr unsigned wait_suspend_ns = kV21SuspendNs;  ///< (v20: 0, no hint)
+  static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v20: 0, no hint)
 };
 // [v21_config]
 

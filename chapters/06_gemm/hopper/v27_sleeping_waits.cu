@@ -8,27 +8,23 @@
 
 namespace gemm {
 
-/// How long a thread may sleep in one try_wait (nanoseconds): kSleepingWaitNs in
-/// common/hopper_ptx.cuh, 10 ms, as CUTLASS's barrier waits ask.
-constexpr unsigned kV27SuspendNs = tut::sm90::kSleepingWaitNs;
-
 // v27's configurations: v25's four, each with the hint in the producer's and the consumers' waits.
 // [config]
 /// v25's 128 x 256 tile, its waits sleeping.
 struct V27LargeTiles : V25LargeTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+  static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v25: 0, no hint)
 };
 /// v25's 128 x 128 tile, its waits sleeping.
 struct V27HalfTiles : V25HalfTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+  static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v25: 0, no hint)
 };
 /// v25's 128 x 64 tile, its waits sleeping.
 struct V27NarrowTiles : V25NarrowTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+  static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v25: 0, no hint)
 };
 /// v25's pairs along K, their stage waits sleeping.
 struct V27PairTiles : V25PairTiles {
-  static constexpr unsigned wait_suspend_ns = kV27SuspendNs;  ///< (v25: 0, no hint)
+  static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v25: 0, no hint)
 };
 // [config]
 
