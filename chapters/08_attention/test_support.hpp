@@ -203,8 +203,10 @@ inline void require_correct_on(const Kernel& kern, double workspace_bytes, const
                                const Inputs& in, const std::string& input_key) {
   INFO(name << " (" << precision_name(kern.precision) << ") on " << text(s) << ", inputs " << input_key);
   const Outputs out = run_once(kern, workspace_bytes, s, in);
-  // An entry of the cache, valid until the next call.
-  const Reference& ref = reference_for(s, in, case_key(s, kern.precision, input_key));
+  // An entry of the cache, valid until the next call. (The key is named: g++ 13 warns of a
+  // dangling reference when the returned one is bound beside a temporary argument.)
+  const std::string key = case_key(s, kern.precision, input_key);
+  const Reference& ref = reference_for(s, in, key);
   const Tolerances tol = tolerances(kern.precision, s, max_abs(in.q.data(), in.q.size()),
                                     max_abs(in.k.data(), in.k.size()), max_abs(in.v.data(), in.v.size()));
   const Check chk = check_output(ref, s, out.o.data(), out.lse.data(), tol);
