@@ -124,6 +124,37 @@ __device__ __forceinline__ bool mbar_try_wait(std::uint64_t* bar, unsigned parit
   }
   return done != 0;
 }
+// [mbar_wait_both]
+/// mbar_try_wait() on two barriers at once: true once both phases have completed. Both
+/// instructions are issued before either answer is needed, so the thread waits for one answer's
+/// latency instead of two in a row (attention's v22).
+template <unsigned kSuspendNs = 0>
+__device__ __forceinline__ bool mbar_try_wait_both(std::uint64_t* a, unsigned parity_a, std::uint64_t* b,
+                                                   unsigned parity_b) {
+  std::uint32_t done = 0;
+  if constexpr (kSuspendNs == 0) {
+    asm volatile(
+        "{\n\t.reg .pred p, q;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 q, [%3], %4;\n\t"
+        "and.pred p, p, q;\n\t"
+        "selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(shared_u32(a)), "r"(parity_a), "r"(shared_u32(b)), "r"(parity_b)
+        : "memory");
+  } else {
+    asm volatile(
+        "{\n\t.reg .pred p, q;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %5;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 q, [%3], %4, %5;\n\t"
+        "and.pred p, p, q;\n\t"
+        "selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(shared_u32(a)), "r"(parity_a), "r"(shared_u32(b)), "r"(parity_b), "n"(kSuspendNs)
+        : "memory");
+  }
+  return done != 0;
+}
 /// Ends the kernel with a launch error. A function of its own, not inlined: a trap written
 /// inline in a loop that has wgmma in flight makes ptxas wait for them there (warning C7517).
 __device__ __noinline__ void pipeline_stuck_trap() { __trap(); }
@@ -137,6 +168,17 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
     if (clock64() - start > (1ll << 34)) pipeline_stuck_trap();
   }
 }
+/// Waits until the phases of parity `parity_a` of `a` and `parity_b` of `b` have completed: one
+/// mbar_try_wait_both() first (the common case, both already complete: one round trip), then
+/// each in turn.
+template <unsigned kSuspendNs = 0>
+__device__ __forceinline__ void mbar_wait_both(std::uint64_t* a, unsigned parity_a, std::uint64_t* b,
+                                               unsigned parity_b) {
+  if (mbar_try_wait_both<kSuspendNs>(a, parity_a, b, parity_b)) return;
+  mbar_wait<kSuspendNs>(a, parity_a);
+  mbar_wait<kSuspendNs>(b, parity_b);
+}
+// [mbar_wait_both]
 /// @}
 
 /// @name TMA: bulk tensor copies between global and shared memory (sm_90)

@@ -335,7 +335,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       }
     }
   }
-  REQUIRE(ladder == 22);
+  REQUIRE(ladder == 23);
   REQUIRE(libraries_fp32 == 1);
   REQUIRE(libraries_bf16 == 1);
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).

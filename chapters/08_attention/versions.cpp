@@ -95,6 +95,10 @@ const std::vector<Version>& versions() {
                               "the barrier unit instead of polling it (gemm's v27)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v21_sleeping_waits}, 0.0, unsupported_v7, nullptr},
+      {{"v22_paired_waits", "v21 with each turn's two barrier waits (K of this tile, V of the last) polled at once: "
+                            "one round trip to the barrier unit instead of two in a row",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v22_paired_waits}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

@@ -321,8 +321,14 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // warpgroup's turn keeps the tensor cores busy (wait_turn() and pass_turn(), defined above).
         if (pass_first()) pass_turn();  // warpgroup 0 has the first turn
         const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
-          mbar_wait<T::kWaitSuspendNs>(&k_full[stage(j)], parity(j));
-          mbar_wait<T::kWaitSuspendNs>(&v_full[stage(j - 1)], parity(j - 1));
+// [paired_waits]
+          if constexpr (T::kPairedWaits) {  // v22: both polls in flight, one round trip
+            mbar_wait_both<T::kWaitSuspendNs>(&k_full[stage(j)], parity(j), &v_full[stage(j - 1)], parity(j - 1));
+          } else {
+            mbar_wait<T::kWaitSuspendNs>(&k_full[stage(j)], parity(j));
+            mbar_wait<T::kWaitSuspendNs>(&v_full[stage(j - 1)], parity(j - 1));
+          }
+// [paired_waits]
           wait_turn();
           wgmma_fence();
           if constexpr (!T::kOverlap) {

@@ -62,6 +62,10 @@ struct WgmmaTiles {
   /// consumers' (gemm's v27): a waiting thread may sleep that long inside `mbarrier.try_wait` and
   /// wakes when the phase completes; 0 (v07-v20): no hint, the hardware's own short time.
   static constexpr unsigned wait_suspend_ns = 0;
+  /// v22: a consumer's turn waits for its K and V barriers with both polls in flight at once
+  /// (mbar_wait_both()); false (v07-v21): one after the other, the second asked only once the
+  /// first has answered.
+  static constexpr bool paired_waits = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -90,6 +94,7 @@ struct WgmmaConfig {
   static constexpr bool kMixedItems = Tiles::mixed_items;  ///< v18's items of Br and Br - 64 rows
   static constexpr bool kEarlyPass = Tiles::early_pass;  ///< v20's turn passed across items
   static constexpr unsigned kWaitSuspendNs = Tiles::wait_suspend_ns;  ///< v21's sleeping waits
+  static constexpr bool kPairedWaits = Tiles::paired_waits;  ///< v22's turn waits, both polls in flight
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -214,7 +219,7 @@ constexpr bool same_wgmma_tiles() {
          A::consumers == B::consumers && A::persistent == B::persistent &&
          A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
          A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items && A::early_pass == B::early_pass &&
-         A::wait_suspend_ns == B::wait_suspend_ns;
+         A::wait_suspend_ns == B::wait_suspend_ns && A::paired_waits == B::paired_waits;
 }
 
 // [v07_config]
@@ -374,5 +379,17 @@ struct V21Tiles128 : V20Tiles128 {
   static constexpr unsigned wait_suspend_ns = tut::sm90::kSleepingWaitNs;  ///< 10 ms (v20: 0, no hint)
 };
 // [v21_config]
+
+// [v22_config]
+/// v22's tiles: v21's, each turn waiting for its K and V with both polls in flight. (v21's 128-row
+/// tiles at D = 64 take no turns: v22 runs them as v21 does, V21Narrow64.)
+struct V22Tiles64 : V21Tiles64 {
+  static constexpr bool paired_waits = true;  ///< (v21: false, one poll after the other)
+};
+/// v21's tiles at D = 128, each turn's two waits paired.
+struct V22Tiles128 : V21Tiles128 {
+  static constexpr bool paired_waits = true;  ///< (v21: false, one poll after the other)
+};
+// [v22_config]
 
 }  // namespace attention
