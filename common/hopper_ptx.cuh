@@ -168,15 +168,17 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
     if (clock64() - start > (1ll << 34)) pipeline_stuck_trap();
   }
 }
-/// Waits until the phases of parity `parity_a` of `a` and `parity_b` of `b` have completed: one
-/// mbar_try_wait_both() first (the common case, both already complete: one round trip), then
-/// each in turn.
+/// mbar_wait() on two barriers: until the phases of parity `parity_a` of `a` and `parity_b` of
+/// `b` have completed, each poll asking both (one round trip per poll, also while a load is still
+/// on its way), with mbar_wait()'s trap for a pipeline that never completes.
 template <unsigned kSuspendNs = 0>
 __device__ __forceinline__ void mbar_wait_both(std::uint64_t* a, unsigned parity_a, std::uint64_t* b,
                                                unsigned parity_b) {
   if (mbar_try_wait_both<kSuspendNs>(a, parity_a, b, parity_b)) return;
-  mbar_wait<kSuspendNs>(a, parity_a);
-  mbar_wait<kSuspendNs>(b, parity_b);
+  const long long start = clock64();
+  while (!mbar_try_wait_both<kSuspendNs>(a, parity_a, b, parity_b)) {
+    if (clock64() - start > (1ll << 34)) pipeline_stuck_trap();
+  }
 }
 // [mbar_wait_both]
 /// @}
