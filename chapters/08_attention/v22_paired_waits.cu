@@ -36,6 +36,16 @@ namespace attention {
 /// **Predicted (written before the chapter's recorded run).** 1.02-1.04x v21 on the D = 64 shapes
 /// that take turns, 1.01-1.02x at D = 128, 1.00x at S1024 D64 causal; from 0.94x to about 0.96x
 /// of cuDNN at S1024 D64 and from 0.93x to about 0.95x at S4096 D128: closer, not past it.
+///
+/// **Measured, two first forms** (recorded runs, H200): polling the pair once and then each barrier
+/// alone (ab11814), and polling the pair in mbar_wait()'s loop with its clock trap (babb309), v22
+/// was 1.000-1.008x v21 at D = 64 and 1.004-1.017x at D = 128: a clock or a counter live in the
+/// wait loop cost the three consumers at D = 64 most of the gain (a development call timed the
+/// forms side by side: bare loop 1.040-1.044x at S4096 D64, counted trap 1.019-1.026x, clock trap
+/// 1.006-1.007x). mbar_wait_both() now polls in a bare loop, without the trap.
+///
+/// **Predicted for the bare loop** (before its recorded run): 1.025-1.045x v21 at the D = 64 shapes
+/// with turns, 1.015-1.02x at B2 H16 S4096 D128, 1.005-1.035x at B1 H32 S8192 D128.
 // [launch]
 void launch_attention_v22_paired_waits(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                        const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
