@@ -286,3 +286,41 @@ function(tutorial_add_cli_tests exe chapter cases)
     endif()
   endforeach()
 endfunction()
+
+# tutorial_resource_report(<name> SOURCES <files...> HEADERS <files...> CPU_TEST <target> DEFINE <macro>)
+#
+# What the compiler made of a chapter's kernels, for its CPU tests: every file of SOURCES (paths
+# inside the chapter, without .cu) compiled once more to PTX for sm_90a, then `ptxas -v` on it
+# (cmake/run_ptxas.cmake), both kept in <build>/chapters/NN_name/resource_report/ as
+# <stem>.sm_90a.ptx and <stem>.sm_90a.ptxas.txt. Target <name>_resource_report (in ALL);
+# CPU_TEST depends on it and sees the folder as the string macro DEFINE. HEADERS are what the
+# sources include (a change to one rebuilds the report). Needs only the toolkit, no GPU.
+function(tutorial_resource_report name)
+  cmake_parse_arguments(RR "" "CPU_TEST;DEFINE" "SOURCES;HEADERS" ${ARGN})
+  find_program(TUT_PTXAS ptxas HINTS "${CUDAToolkit_BIN_DIR}" NO_DEFAULT_PATH)
+  find_program(TUT_PTXAS ptxas)
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/resource_report")
+  set(outputs "")
+  foreach(source IN LISTS RR_SOURCES)
+    get_filename_component(stem "${source}" NAME)
+    set(ptx "${dir}/${stem}.sm_90a.ptx")
+    set(log "${dir}/${stem}.sm_90a.ptxas.txt")
+    add_custom_command(
+      OUTPUT "${ptx}" "${log}"
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
+      COMMAND "${CMAKE_CUDA_COMPILER}" -ptx -arch=sm_90a -std=c++17 -O3 -DNDEBUG
+              "-I${PROJECT_SOURCE_DIR}" "-I${CMAKE_CURRENT_SOURCE_DIR}"
+              "${CMAKE_CURRENT_SOURCE_DIR}/${source}.cu" -o "${ptx}"
+      COMMAND "${CMAKE_COMMAND}" "-DPTXAS=${TUT_PTXAS}" "-DPTX=${ptx}" "-DLOG=${log}" -DARCH=sm_90a
+              -P "${PROJECT_SOURCE_DIR}/cmake/run_ptxas.cmake"
+      DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${source}.cu" ${RR_HEADERS} "${PROJECT_SOURCE_DIR}/cmake/run_ptxas.cmake"
+      COMMENT "${name} resource report: ${stem}.cu -> PTX -> ptxas -v (sm_90a)"
+      VERBATIM)
+    list(APPEND outputs "${ptx}" "${log}")
+  endforeach()
+  add_custom_target(${name}_resource_report ALL DEPENDS ${outputs})
+  if(TARGET ${RR_CPU_TEST})
+    add_dependencies(${RR_CPU_TEST} ${name}_resource_report)
+    target_compile_definitions(${RR_CPU_TEST} PRIVATE ${RR_DEFINE}="${dir}")
+  endif()
+endfunction()

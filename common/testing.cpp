@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "common/check.hpp"
@@ -160,6 +162,37 @@ std::string compare_bits(const std::vector<float>& got, const std::vector<float>
     }
   }
   return "";
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  INFO("reading " << path);
+  REQUIRE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<PtxasUsage> parse_ptxas(const std::string& log) {
+  std::vector<PtxasUsage> out;
+  const std::regex entry(R"(Compiling entry function '([^']+)')");
+  const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  const std::regex regs(R"(Used (\d+) registers)");
+  std::istringstream lines(log);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, m, entry)) {
+      out.push_back({m[1], -1, -1, -1, -1});
+    } else if (!out.empty() && std::regex_search(line, m, frame) && out.back().stack < 0) {
+      out.back().stack = std::stoi(m[1]);
+      out.back().spill_stores = std::stoi(m[2]);
+      out.back().spill_loads = std::stoi(m[3]);
+    } else if (!out.empty() && std::regex_search(line, m, regs) && out.back().registers < 0) {
+      out.back().registers = std::stoi(m[1]);
+    }
+  }
+  return out;
 }
 
 }  // namespace tut::testing

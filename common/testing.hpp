@@ -56,6 +56,23 @@ bool run_was_skipped();
 /// Free device memory in bytes (0 if unknown).
 std::size_t free_device_bytes();
 
+/// The whole text of the file at `path` (a test's REQUIRE fails if it cannot be read).
+std::string read_text_file(const std::string& path);
+
+/// One kernel's lines of a `ptxas -v` report: its registers, stack frame and spills (-1 where
+/// the report did not say). The chapters' resource reports (cmake/run_ptxas.cmake) write them.
+struct PtxasUsage {
+  std::string function;   ///< the entry function's (mangled) name
+  int registers = -1;     ///< "Used N registers"
+  int stack = -1;         ///< bytes of stack frame
+  int spill_stores = -1;  ///< bytes of spill stores
+  int spill_loads = -1;   ///< bytes of spill loads
+};
+
+/// Parses `ptxas -v` output: "Compiling entry function 'X'", then "N bytes stack frame, N bytes
+/// spill stores, N bytes spill loads", then "Used N registers", per kernel.
+std::vector<PtxasUsage> parse_ptxas(const std::string& log);
+
 /// A device float array with guard zones around it, to catch writes outside [0, n).
 ///
 /// data() points `offset` floats past a 16-byte boundary (offset 1..3 gives a misaligned start,

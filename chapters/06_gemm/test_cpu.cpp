@@ -497,45 +497,9 @@ TEST_CASE("FLOP model and grid limits", "[gemm][model]") {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  INFO("reading " << path);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// One kernel's line of the ptxas -v report.
-struct Usage {
-  std::string function;
-  int registers = -1;
-  int stack = -1, spill_stores = -1, spill_loads = -1;
-};
-
-/// Parses `ptxas -v` output: "Compiling entry function 'X'", then "N bytes stack frame, N bytes
-/// spill stores, N bytes spill loads", then "Used N registers".
-std::vector<Usage> parse_ptxas(const std::string& log) {
-  std::vector<Usage> out;
-  const std::regex entry(R"(Compiling entry function '([^']+)')");
-  const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  const std::regex regs(R"(Used (\d+) registers)");
-  std::istringstream lines(log);
-  std::string line;
-  std::smatch m;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, entry)) {
-      out.push_back({m[1], -1, -1, -1, -1});
-    } else if (!out.empty() && std::regex_search(line, m, frame) && out.back().stack < 0) {
-      out.back().stack = std::stoi(m[1]);
-      out.back().spill_stores = std::stoi(m[2]);
-      out.back().spill_loads = std::stoi(m[3]);
-    } else if (!out.empty() && std::regex_search(line, m, regs) && out.back().registers < 0) {
-      out.back().registers = std::stoi(m[1]);
-    }
-  }
-  return out;
-}
+using tut::testing::parse_ptxas;  // the report's helpers, shared with attention's (common/testing.hpp)
+using tut::testing::PtxasUsage;
+using tut::testing::read_text_file;
 
 const char* const kReportedFiles[] = {"v03_blocktile_1d",      "v04_blocktile_2d",    "v05_vectorized",
                                       "v06_warptile",          "v07_pipelined",       "v08_tuned",
@@ -557,9 +521,9 @@ std::string report_path(const std::string& stem, const char* ext) {
 TEST_CASE("register-blocked and tensor-core kernels do not spill (ptxas -v, sm_90a)", "[gemm][resources]") {
   for (const char* stem : kReportedFiles) {
     DYNAMIC_SECTION(stem) {
-      const std::vector<Usage> kernels = parse_ptxas(read_file(report_path(stem, ".ptxas.txt")));
+      const std::vector<PtxasUsage> kernels = parse_ptxas(read_text_file(report_path(stem, ".ptxas.txt")));
       REQUIRE_FALSE(kernels.empty());
-      for (const Usage& u : kernels) {
+      for (const PtxasUsage& u : kernels) {
         INFO(u.function << ": " << u.registers << " registers, " << u.stack << " bytes stack, " << u.spill_stores
                         << " bytes spill stores, " << u.spill_loads << " bytes spill loads");
         REQUIRE(u.registers > 0);
@@ -580,7 +544,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
                            "v20_narrow_tiles", "v21_wgmma_tf32", "v22_split_tf32", "v23_tf32_tile_by_waves",
                            "v24_cluster_split_k", "v25_descriptor_steps", "v27_sleeping_waits"}) {
     DYNAMIC_SECTION(stem) {
-      const std::string log = read_file(report_path(stem, ".ptxas.txt"));
+      const std::string log = read_text_file(report_path(stem, ".ptxas.txt"));
       INFO(log);
       for (const char* code : {"C7517", "C7510", "C7513", "C7508", "serialized"}) REQUIRE(log.find(code) == std::string::npos);
     }
@@ -588,7 +552,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
 }
 
 TEST_CASE("the PTX contains the instructions each step is about (sm_90a)", "[gemm][resources]") {
-  const auto ptx = [](const char* stem) { return read_file(report_path(stem, ".ptx")); };
+  const auto ptx = [](const char* stem) { return read_text_file(report_path(stem, ".ptx")); };
   const auto has = [](const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; };
   SECTION("v05, v06: 16-byte global and shared loads") {
     for (const char* stem : {"v05_vectorized", "v06_warptile"}) {

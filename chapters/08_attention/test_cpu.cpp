@@ -3,9 +3,11 @@
 // tolerances, the check, the registry, and the searches' candidates.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -475,3 +477,111 @@ TEST_CASE("bf16 rounding", "[attention][precision]") {
     REQUIRE(std::fabs(round_to_bf16(x) - x) <= std::ldexp(std::fabs(x), -8));
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// What the compiler made of the tensor-core kernels. The build compiles v04-v22 once more to PTX
+// for sm_90a and runs ptxas -v on it (tutorial_resource_report() in CMakeLists.txt); these tests
+// read that. No GPU needed.
+// ---------------------------------------------------------------------------------------------
+#if defined(ATTENTION_REPORT_DIR)
+
+namespace {
+
+using tut::testing::parse_ptxas;
+using tut::testing::PtxasUsage;
+using tut::testing::read_text_file;
+
+std::string report_path(const std::string& stem, const char* ext) {
+  return std::string(ATTENTION_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
+}
+
+/// The Hopper steps, in ladder order (v08 is the split-TF32 mma.sync step, sm_80).
+const char* const kWgmmaFiles[] = {"v07_wgmma",          "v09_ping_pong",       "v10_overlap",
+                                   "v11_wide_tiles",     "v12_three_consumers", "v13_persistent",
+                                   "v14_by_shape",       "v15_descriptor_steps", "v16_lazy_rescale",
+                                   "v17_double_q",       "v18_mixed_items",     "v19_persistent_narrow",
+                                   "v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits"};
+
+/// The `mbarrier.try_wait` instructions of a PTX file: how many, how many carry a suspend-time
+/// hint (a fourth operand, v21's), and how many are a pair polled at once (two in a row whose
+/// predicates the next instruction combines: v22's mbar_try_wait_both()).
+struct TryWaits {
+  int total = 0, hinted = 0, paired = 0;
+};
+
+TryWaits try_waits(const std::string& ptx) {
+  static const std::regex try_wait(R"(mbarrier\.try_wait\.parity\.shared::cta\.b64 \w+, \[%r\d+\], %r\d+(, \d+)?;)");
+  std::vector<std::string> lines;
+  std::istringstream in(ptx);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  TryWaits w;
+  std::smatch m;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!std::regex_search(lines[i], m, try_wait)) continue;
+    ++w.total;
+    if (m[1].matched) ++w.hinted;
+    if (i + 2 < lines.size() && std::regex_search(lines[i + 1], try_wait) &&
+        lines[i + 2].find("and.pred") != std::string::npos) {
+      ++w.paired;
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("the tensor-core kernels do not spill (ptxas -v, sm_90a)", "[attention][resources]") {
+  std::vector<const char*> stems = {"v04_mma", "v05_cp_async", "v06_causal_balance", "v08_split_tf32"};
+  stems.insert(stems.end(), std::begin(kWgmmaFiles), std::end(kWgmmaFiles));
+  for (const char* stem : stems) {
+    DYNAMIC_SECTION(stem) {
+      const std::vector<PtxasUsage> kernels = parse_ptxas(read_text_file(report_path(stem, ".ptxas.txt")));
+      REQUIRE_FALSE(kernels.empty());
+      for (const PtxasUsage& u : kernels) {
+        INFO(u.function << ": " << u.registers << " registers, " << u.stack << " bytes stack, " << u.spill_stores
+                        << " bytes spill stores, " << u.spill_loads << " bytes spill loads");
+        REQUIRE(u.registers > 0);
+        REQUIRE(u.stack == 0);  // S, P and O live in registers, not local memory
+        REQUIRE(u.spill_stores == 0);
+        REQUIRE(u.spill_loads == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -v, sm_90a)", "[attention][resources]") {
+  // ptxas says so in advisories: C7517 (a warpgroup.wait it had to insert), C7510 (wgmma
+  // serialized), C7513 (serialized: registers a wgmma reads written while one may run, P here),
+  // C7508 (setmaxnreg ignored).
+  for (const char* stem : kWgmmaFiles) {
+    DYNAMIC_SECTION(stem) {
+      const std::string log = read_text_file(report_path(stem, ".ptxas.txt"));
+      INFO(log);
+      for (const char* code : {"C7517", "C7510", "C7513", "C7508", "serialized"}) REQUIRE(log.find(code) == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the barrier waits: v21's carry a suspend-time hint, v22's turns poll two at once (PTX, sm_90a)",
+          "[attention][resources]") {
+  for (const char* stem : kWgmmaFiles) {
+    DYNAMIC_SECTION(stem) {
+      const TryWaits w = try_waits(read_text_file(report_path(stem, ".ptx")));
+      const std::string name = stem;
+      INFO(w.total << " mbarrier.try_wait, " << w.hinted << " with a hint, " << w.paired << " paired");
+      REQUIRE(w.total > 0);  // the parser found the waits (a renamed instruction would fail here, not pass)
+      if (name == "v21_sleeping_waits" || name == "v22_paired_waits") {
+        REQUIRE(w.hinted == w.total);  // every wait sleeps (v21)
+      } else {
+        REQUIRE(w.hinted == 0);  // v07-v20: no hint, the hardware's own time
+      }
+      if (name == "v22_paired_waits") {
+        REQUIRE(w.paired >= 2);  // a turn's K and V polls, at D = 64 and at D = 128
+      } else {
+        REQUIRE(w.paired == 0);  // one poll after the other
+      }
+    }
+  }
+}
+
+#endif  // ATTENTION_REPORT_DIR
