@@ -195,4 +195,24 @@ std::vector<PtxasUsage> parse_ptxas(const std::string& log) {
   return out;
 }
 
+void require_no_spills(const std::string& ptxas_log) {
+  const std::vector<PtxasUsage> kernels = parse_ptxas(ptxas_log);
+  REQUIRE_FALSE(kernels.empty());
+  for (const PtxasUsage& u : kernels) {
+    INFO(u.function << ": " << u.registers << " registers, " << u.stack << " bytes stack, " << u.spill_stores
+                    << " bytes spill stores, " << u.spill_loads << " bytes spill loads");
+    REQUIRE(u.registers > 0);
+    REQUIRE(u.stack == 0);
+    REQUIRE(u.spill_stores == 0);
+    REQUIRE(u.spill_loads == 0);
+  }
+}
+
+void require_wgmma_as_written(const std::string& ptxas_log) {
+  INFO(ptxas_log);
+  for (const char* code : {"C7517", "C7510", "C7513", "C7508", "serialized"}) {
+    REQUIRE(ptxas_log.find(code) == std::string::npos);
+  }
+}
+
 }  // namespace tut::testing

@@ -73,6 +73,16 @@ struct PtxasUsage {
 /// spill stores, N bytes spill loads", then "Used N registers", per kernel.
 std::vector<PtxasUsage> parse_ptxas(const std::string& log);
 
+/// REQUIREs of a `ptxas -v` report: at least one kernel, and in every kernel a register count,
+/// no stack frame (the accumulators and tiles live in registers, not local memory) and no spills.
+void require_no_spills(const std::string& ptxas_log);
+
+/// REQUIREs that a `ptxas -v` report has none of the advisories that say ptxas changed a Hopper
+/// kernel's plan: C7517 (a warpgroup.wait it had to insert, because registers a wgmma writes are
+/// touched while it runs), C7510 (wgmma serialized), C7513 (serialized because registers a wgmma
+/// reads are written while one may run), C7508 (setmaxnreg ignored).
+void require_wgmma_as_written(const std::string& ptxas_log);
+
 /// A device float array with guard zones around it, to catch writes outside [0, n).
 ///
 /// data() points `offset` floats past a 16-byte boundary (offset 1..3 gives a misaligned start,

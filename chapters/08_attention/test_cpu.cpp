@@ -487,9 +487,9 @@ TEST_CASE("bf16 rounding", "[attention][precision]") {
 
 namespace {
 
-using tut::testing::parse_ptxas;
-using tut::testing::PtxasUsage;
 using tut::testing::read_text_file;
+using tut::testing::require_no_spills;
+using tut::testing::require_wgmma_as_written;
 
 std::string report_path(const std::string& stem, const char* ext) {
   return std::string(ATTENTION_REPORT_DIR) + "/" + stem + ".sm_90a" + ext;
@@ -534,31 +534,14 @@ TEST_CASE("the tensor-core kernels do not spill (ptxas -v, sm_90a)", "[attention
   std::vector<const char*> stems = {"v04_mma", "v05_cp_async", "v06_causal_balance", "v08_split_tf32"};
   stems.insert(stems.end(), std::begin(kWgmmaFiles), std::end(kWgmmaFiles));
   for (const char* stem : stems) {
-    DYNAMIC_SECTION(stem) {
-      const std::vector<PtxasUsage> kernels = parse_ptxas(read_text_file(report_path(stem, ".ptxas.txt")));
-      REQUIRE_FALSE(kernels.empty());
-      for (const PtxasUsage& u : kernels) {
-        INFO(u.function << ": " << u.registers << " registers, " << u.stack << " bytes stack, " << u.spill_stores
-                        << " bytes spill stores, " << u.spill_loads << " bytes spill loads");
-        REQUIRE(u.registers > 0);
-        REQUIRE(u.stack == 0);  // S, P and O live in registers, not local memory
-        REQUIRE(u.spill_stores == 0);
-        REQUIRE(u.spill_loads == 0);
-      }
-    }
+    DYNAMIC_SECTION(stem) { require_no_spills(read_text_file(report_path(stem, ".ptxas.txt"))); }
   }
 }
 
 TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -v, sm_90a)", "[attention][resources]") {
-  // ptxas says so in advisories: C7517 (a warpgroup.wait it had to insert), C7510 (wgmma
-  // serialized), C7513 (serialized: registers a wgmma reads written while one may run, P here),
-  // C7508 (setmaxnreg ignored).
+  // ptxas says so in advisories (require_wgmma_as_written(); C7513 here: P, which P V reads).
   for (const char* stem : kWgmmaFiles) {
-    DYNAMIC_SECTION(stem) {
-      const std::string log = read_text_file(report_path(stem, ".ptxas.txt"));
-      INFO(log);
-      for (const char* code : {"C7517", "C7510", "C7513", "C7508", "serialized"}) REQUIRE(log.find(code) == std::string::npos);
-    }
+    DYNAMIC_SECTION(stem) { require_wgmma_as_written(read_text_file(report_path(stem, ".ptxas.txt"))); }
   }
 }
 
