@@ -173,6 +173,16 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+/// One kernel's lines of a `ptxas -v` report (-1 where the report did not say).
+struct PtxasUsage {
+  std::string function;  // the entry function's (mangled) name
+  int registers = -1, stack = -1, spill_stores = -1, spill_loads = -1;
+};
+
+/// Parses `ptxas -v` output: "Compiling entry function 'X'", then "N bytes stack frame, N bytes
+/// spill stores, N bytes spill loads", then "Used N registers", per kernel.
 std::vector<PtxasUsage> parse_ptxas(const std::string& log) {
   std::vector<PtxasUsage> out;
   const std::regex entry(R"(Compiling entry function '([^']+)')");
@@ -194,6 +204,8 @@ std::vector<PtxasUsage> parse_ptxas(const std::string& log) {
   }
   return out;
 }
+
+}  // namespace
 
 void require_no_spills(const std::string& ptxas_log) {
   const std::vector<PtxasUsage> kernels = parse_ptxas(ptxas_log);

@@ -59,22 +59,10 @@ std::size_t free_device_bytes();
 /// The whole text of the file at `path` (a test's REQUIRE fails if it cannot be read).
 std::string read_text_file(const std::string& path);
 
-/// One kernel's lines of a `ptxas -v` report: its registers, stack frame and spills (-1 where
-/// the report did not say). The chapters' resource reports (cmake/run_ptxas.cmake) write them.
-struct PtxasUsage {
-  std::string function;   ///< the entry function's (mangled) name
-  int registers = -1;     ///< "Used N registers"
-  int stack = -1;         ///< bytes of stack frame
-  int spill_stores = -1;  ///< bytes of spill stores
-  int spill_loads = -1;   ///< bytes of spill loads
-};
-
-/// Parses `ptxas -v` output: "Compiling entry function 'X'", then "N bytes stack frame, N bytes
-/// spill stores, N bytes spill loads", then "Used N registers", per kernel.
-std::vector<PtxasUsage> parse_ptxas(const std::string& log);
-
-/// REQUIREs of a `ptxas -v` report: at least one kernel, and in every kernel a register count,
-/// no stack frame (the accumulators and tiles live in registers, not local memory) and no spills.
+/// REQUIREs of a `ptxas -v` report (the chapters' resource reports, cmake/run_ptxas.cmake): at
+/// least one kernel ("Compiling entry function"), and in every kernel a register count ("Used N
+/// registers"), no stack frame (the accumulators and tiles live in registers, not local memory)
+/// and no spill stores or loads.
 void require_no_spills(const std::string& ptxas_log);
 
 /// REQUIREs that a `ptxas -v` report has none of the advisories that say ptxas changed a Hopper

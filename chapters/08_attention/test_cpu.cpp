@@ -502,21 +502,24 @@ const char* const kWgmmaFiles[] = {"v07_wgmma",          "v09_ping_pong",       
                                    "v17_double_q",       "v18_mixed_items",     "v19_persistent_narrow",
                                    "v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits"};
 
-/// The `mbarrier.try_wait` instructions of a PTX file: how many, how many carry a suspend-time
-/// hint (a fourth operand, v21's), and how many are a pair polled at once (two in a row whose
-/// predicates the next instruction combines: v22's mbar_try_wait_both()).
+/// The `mbarrier.try_wait` instructions of a PTX file: how many there are in all (`written`, every
+/// occurrence of the name), how many the parser read (`total`: any address and parity operand),
+/// how many carry a suspend-time hint (an operand after the parity: v21's), and how many are a
+/// pair polled at once (two in a row whose predicates the next instruction combines: v22's
+/// mbar_try_wait_both()).
 struct TryWaits {
-  int total = 0, hinted = 0, paired = 0;
+  int written = 0, total = 0, hinted = 0, paired = 0;
 };
 
 TryWaits try_waits(const std::string& ptx) {
-  static const std::regex try_wait(R"(mbarrier\.try_wait\.parity\.shared::cta\.b64 \w+, \[%r\d+\], %r\d+(, \d+)?;)");
+  static const std::regex try_wait(R"(mbarrier\.try_wait\.parity\.shared::cta\.b64 \w+, \[[^\]]+\], [^,;]+(, \d+)?;)");
   std::vector<std::string> lines;
   std::istringstream in(ptx);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   TryWaits w;
   std::smatch m;
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("mbarrier.try_wait") != std::string::npos) ++w.written;
     if (!std::regex_search(lines[i], m, try_wait)) continue;
     ++w.total;
     if (m[1].matched) ++w.hinted;
@@ -551,8 +554,10 @@ TEST_CASE("the barrier waits: v21's carry a suspend-time hint, v22's turns poll 
     DYNAMIC_SECTION(stem) {
       const TryWaits w = try_waits(read_text_file(report_path(stem, ".ptx")));
       const std::string name = stem;
-      INFO(w.total << " mbarrier.try_wait, " << w.hinted << " with a hint, " << w.paired << " paired");
-      REQUIRE(w.total > 0);  // the parser found the waits (a renamed instruction would fail here, not pass)
+      INFO(w.written << " mbarrier.try_wait, " << w.total << " read, " << w.hinted << " with a hint, " << w.paired
+                     << " paired");
+      REQUIRE(w.total > 0);           // the parser found the waits ...
+      REQUIRE(w.total == w.written);  // ... all of them: a form it cannot read fails here, not passes
       if (name == "v21_sleeping_waits" || name == "v22_paired_waits") {
         REQUIRE(w.hinted == w.total);  // every wait sleeps (v21)
       } else {
