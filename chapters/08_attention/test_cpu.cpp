@@ -337,7 +337,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       }
     }
   }
-  REQUIRE(ladder == 23);
+  REQUIRE(ladder == 24);
   REQUIRE(libraries_fp32 == 1);
   REQUIRE(libraries_bf16 == 1);
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).
@@ -479,7 +479,7 @@ TEST_CASE("bf16 rounding", "[attention][precision]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What the compiler made of the tensor-core kernels. The build compiles v04-v22 once more to PTX
+// What the compiler made of the tensor-core kernels. The build compiles v04-v23 once more to PTX
 // for sm_90a and runs ptxas -v on it (tutorial_resource_report() in CMakeLists.txt); these tests
 // read that. No GPU needed.
 // ---------------------------------------------------------------------------------------------
@@ -500,13 +500,14 @@ const char* const kWgmmaFiles[] = {"v07_wgmma",          "v09_ping_pong",       
                                    "v11_wide_tiles",     "v12_three_consumers", "v13_persistent",
                                    "v14_by_shape",       "v15_descriptor_steps", "v16_lazy_rescale",
                                    "v17_double_q",       "v18_mixed_items",     "v19_persistent_narrow",
-                                   "v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits"};
+                                   "v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits",
+                                   "v23_pack_as_made"};
 
 /// The `mbarrier.try_wait` instructions of a PTX file: how many there are in all (`written`, every
 /// occurrence of the name), how many the parser read (`total`: any address and parity operand),
 /// how many carry a suspend-time hint (an operand after the parity: v21's), and how many are a
 /// pair polled at once (two in a row whose predicates the next instruction combines: v22's
-/// mbar_try_wait_both()).
+/// mbar_try_wait_both(), which v23 keeps).
 struct TryWaits {
   int written = 0, total = 0, hinted = 0, paired = 0;
 };
@@ -548,7 +549,7 @@ TEST_CASE("the compiler neither serializes wgmma nor ignores setmaxnreg (ptxas -
   }
 }
 
-TEST_CASE("the barrier waits: v21's carry a suspend-time hint, v22's turns poll two at once (PTX, sm_90a)",
+TEST_CASE("the barrier waits: v21's on carry a suspend-time hint, v22's on poll a turn's two at once (PTX, sm_90a)",
           "[attention][resources]") {
   for (const char* stem : kWgmmaFiles) {
     DYNAMIC_SECTION(stem) {
@@ -558,12 +559,14 @@ TEST_CASE("the barrier waits: v21's carry a suspend-time hint, v22's turns poll 
                      << " paired");
       REQUIRE(w.total > 0);           // the parser found the waits ...
       REQUIRE(w.total == w.written);  // ... all of them: a form it cannot read fails here, not passes
-      if (name == "v21_sleeping_waits" || name == "v22_paired_waits") {
-        REQUIRE(w.hinted == w.total);  // every wait sleeps (v21)
+      const bool from_v21 = name == "v21_sleeping_waits" || name == "v22_paired_waits" || name == "v23_pack_as_made";
+      const bool from_v22 = name == "v22_paired_waits" || name == "v23_pack_as_made";
+      if (from_v21) {
+        REQUIRE(w.hinted == w.total);  // every wait sleeps (v21 on)
       } else {
         REQUIRE(w.hinted == 0);  // v07-v20: no hint, the hardware's own time
       }
-      if (name == "v22_paired_waits") {
+      if (from_v22) {
         REQUIRE(w.paired >= 2);  // a turn's K and V polls, at D = 64 and at D = 128
       } else {
         REQUIRE(w.paired == 0);  // one poll after the other

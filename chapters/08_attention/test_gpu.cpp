@@ -118,14 +118,15 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v22 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v23 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
                             launch_attention_v15_descriptor_steps, launch_attention_v16_lazy_rescale,
                             launch_attention_v17_double_q, launch_attention_v18_mixed_items,
                             launch_attention_v19_persistent_narrow, launch_attention_v20_turns_across_items,
-                            launch_attention_v21_sleeping_waits, launch_attention_v22_paired_waits}) {
+                            launch_attention_v21_sleeping_waits, launch_attention_v22_paired_waits,
+                            launch_attention_v23_pack_as_made}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -133,7 +134,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v22: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v23: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -264,9 +265,9 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
   // rows 0-127 and 128-255 see none or some keys, 256-299 all of them).
   std::vector<Shape> shapes = {{1, 140, 1024, 256, 64, false}, {1, 150, 1500, 1000, 64, true}, {1, 140, 300, 100, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 140, 300, 100, 128, true}};
-  // v21 runs v20's kernels with sleeping waits, v22 with each turn's waits paired: the same turns,
-  // and their waits meet them here too.
-  for (const char* name : {"v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits"}) {
+  // v21 runs v20's kernels with sleeping waits, v22 with each turn's waits paired, v23 with each
+  // turn's P packed as it is made: the same turns, and their waits meet them here too.
+  for (const char* name : {"v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits", "v23_pack_as_made"}) {
     DYNAMIC_SECTION(name) {
       require_named_version_correct(name, shapes, tut::testing::seed() + 70, [](const Shape& s) {
         REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128) ...

@@ -99,6 +99,10 @@ const std::vector<Version>& versions() {
                             "one round trip to the barrier unit instead of two in a row",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v22_paired_waits}, 0.0, unsupported_v7, nullptr},
+      {{"v23_pack_as_made", "v22 with each turn's P packed to bf16 pair by pair as the exponentials make it "
+                            "(the packs fill the exponentials' gaps) instead of all at once after them",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v23_pack_as_made}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

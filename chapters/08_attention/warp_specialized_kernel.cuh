@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [turns]
       // S -> P in fp32, in S's registers: mask (if `masked`), online softmax, and `factor`, what O
       // must be rescaled by (rescale_o()) before tile j's P V.
-      const auto softmax_scores = [&](int j, auto masked, float (&factor)[2]) {
+      const auto mask_scores = [&](int j, auto masked) {
         if constexpr (decltype(masked)::value) {
           // A key past the end, or (causal) after the query's diagonal, scores -inf.
 #pragma unroll
@@ -233,6 +233,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
             if (!visible) sc[i] = -INFINITY;
           }
         }
+      };
+      const auto softmax_scores = [&](int j, auto masked, float (&factor)[2]) {
+        mask_scores(j, masked);
         softmax_tile<Bc, T::kLazyRescale>(sc, m, l, factor, scale_log2);
       };
       // O moves to the new running max: only if a row of this warp has one (factor == 1 exactly
@@ -254,6 +257,19 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           p[kk][3] = pack_bf16x2(sc[8 * kk + 6], sc[8 * kk + 7]);  // row g + 8, keys 2t+8, 2t+9
         }
       };
+// [pack_as_made]
+      // v23: the rest of a turn once tile j's S has landed: the maxima, the wait for tile j - 1's
+      // P V (it reads p), then the exponentials, each pair packed into p as soon as it is made.
+      const auto softmax_pack_as_made = [&](int j, auto masked, float (&factor)[2]) {
+        mask_scores(j, masked);
+        softmax_tile_packed<Bc, T::kLazyRescale>(sc, p, m, l, factor, scale_log2, [&] {
+          wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
+          keep_in_registers(o_acc);
+          release_v(j - 1);
+        });
+        rescale_o(factor);
+      };
+// [pack_as_made]
       // The whole of v07's and v09's softmax step: S -> P in bf16, O rescaled.
       const auto softmax_to_p = [&](int j, auto masked) {
         float factor[2];
@@ -356,12 +372,16 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
             keep_in_registers(sc);
             release_k(j);
             float factor[2];
-            softmax_scores(j, masked, factor);
-            wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
-            keep_in_registers(o_acc);
-            release_v(j - 1);
-            rescale_o(factor);
-            pack_p();
+            if constexpr (!T::kPackAsMade) {
+              softmax_scores(j, masked, factor);
+              wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
+              keep_in_registers(o_acc);
+              release_v(j - 1);
+              rescale_o(factor);
+              pack_p();
+            } else {
+              softmax_pack_as_made(j, masked, factor);  // v23 (above): the same steps, reordered
+            }
 // [overlap]
           }
         };

@@ -66,6 +66,10 @@ struct WgmmaTiles {
   /// (mbar_wait_both()); false (v07-v21): one after the other, the second asked only once the
   /// first has answered.
   static constexpr bool paired_waits = false;
+  /// v23: a turn's softmax waits for the last tile's P V between the row maxima and the
+  /// exponentials and packs each pair of P to bf16 as soon as it is made (softmax_tile_packed());
+  /// false (v10-v22): P in fp32 first, packed after the wait, all at once (pack_p in the kernel).
+  static constexpr bool pack_as_made = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -95,6 +99,7 @@ struct WgmmaConfig {
   static constexpr bool kEarlyPass = Tiles::early_pass;  ///< v20's turn passed across items
   static constexpr unsigned kWaitSuspendNs = Tiles::wait_suspend_ns;  ///< v21's sleeping waits
   static constexpr bool kPairedWaits = Tiles::paired_waits;  ///< v22's turn waits, both polls in flight
+  static constexpr bool kPackAsMade = Tiles::pack_as_made;  ///< v23's P packed as it is made
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -175,6 +180,22 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32
 
 #endif  // TUT_SM90A
 
+/// Row h of a tile (h = 0: the thread's row g, 1: row g + 8): its max over the tile (this lane's
+/// scores, then the quad's), in base-2 units, the running max `m_new` that follows from the old
+/// one `m`, and `alpha`, the factor that moves O and l from m to m_new.
+// [row_max]
+template <int kBc, bool kLazy>
+__device__ __forceinline__ void row_max(const float (&s)[kBc / 2], int h, float m, float scale_log2, float& m_new,
+                                        float& alpha) {
+  float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};  // 4 independent chains
+#pragma unroll
+  for (int j = 0; j < kBc / 8; ++j) mx4[j % 4] = fmaxf(mx4[j % 4], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+  const float mx = group_max<4>(fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]))) * scale_log2;
+  m_new = kLazy ? lazy_max(m, mx) : fmaxf(m, mx);
+  alpha = rescale_factor(m, m_new);
+}
+// [row_max]
+
 /// The online softmax of one tile on S's accumulators, in place: each thread holds rows g and
 /// g + 8 of its warp's 16 (h = 0, 1), 2 scores per 8 keys (s[4 j + 2 h], s[4 j + 2 h + 1]); the
 /// row's other scores are in the 3 other lanes of its quad. On return s holds P = 2^(s scale_log2
@@ -187,12 +208,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
                                              float scale_log2) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};  // 4 independent chains
-#pragma unroll
-    for (int j = 0; j < kBc / 8; ++j) mx4[j % 4] = fmaxf(mx4[j % 4], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
-    const float mx = group_max<4>(fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]))) * scale_log2;
-    const float m_new = kLazy ? lazy_max(m[h], mx) : fmaxf(m[h], mx);
-    alpha[h] = rescale_factor(m[h], m_new);
+    float m_new;
+    row_max<kBc, kLazy>(s, h, m[h], scale_log2, m_new, alpha[h]);
     const float shift = exp_shift(m_new);
     float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
@@ -210,6 +227,38 @@ __device__ __forceinline__ void softmax_tile(float (&s)[kBc / 2], float (&m)[2],
 }
 // [softmax]
 
+/// v23's softmax of one tile: softmax_tile()'s arithmetic, in another order. Both rows' maxima
+/// first, then `before_exps()` (the kernel waits there for the P V of the last tile, which still
+/// reads `p`), then the exponentials, each pair of them packed into `p` (the A fragments of P V,
+/// laid out as the kernel's pack_p() lays them) as soon as it is made: the packing instructions
+/// (F2FP, on the SM's ALU pipe) then fill the gaps between the exponentials (MUFU, another pipe)
+/// instead of following all of them. S is left as it was.
+// [softmax_packed]
+template <int kBc, bool kLazy, class BeforeExps>
+__device__ __forceinline__ void softmax_tile_packed(const float (&s)[kBc / 2], std::uint32_t (&p)[kBc / 16][4],
+                                                    float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2,
+                                                    const BeforeExps& before_exps) {
+  float m_new[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) row_max<kBc, kLazy>(s, h, m[h], scale_log2, m_new[h], alpha[h]);
+  before_exps();
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float shift = exp_shift(m_new[h]);
+    float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < kBc / 8; ++j) {  // keys 8 j + 2 t, 8 j + 2 t + 1 of row h
+      const float p0 = fast_exp2(fmaf(s[4 * j + 2 * h], scale_log2, -shift));
+      const float p1 = fast_exp2(fmaf(s[4 * j + 2 * h + 1], scale_log2, -shift));
+      sum4[j % 4] += p0 + p1;
+      p[j / 2][2 * (j % 2) + h] = tut::sm80::pack_bf16x2(p0, p1);  // k-step j / 2 of P V, its half j % 2
+    }
+    l[h] = l[h] * alpha[h] + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
+    m[h] = m_new[h];
+  }
+}
+// [softmax_packed]
+
 /// True when two wgmma tile configurations set every field alike: the same kernel, whatever their names. The
 /// search (tune/) checks with it, at compile time, that its row for what a version runs is that.
 template <class A, class B>
@@ -219,7 +268,8 @@ constexpr bool same_wgmma_tiles() {
          A::consumers == B::consumers && A::persistent == B::persistent &&
          A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
          A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items && A::early_pass == B::early_pass &&
-         A::wait_suspend_ns == B::wait_suspend_ns && A::paired_waits == B::paired_waits;
+         A::wait_suspend_ns == B::wait_suspend_ns && A::paired_waits == B::paired_waits &&
+         A::pack_as_made == B::pack_as_made;
 }
 
 // [v07_config]
@@ -391,5 +441,17 @@ struct V22Tiles128 : V21Tiles128 {
   static constexpr bool paired_waits = true;  ///< (v21: false, one poll after the other)
 };
 // [v22_config]
+
+// [v23_config]
+/// v23's tiles: v22's, each turn's P packed as it is made. (v21's 128-row tiles at D = 64 take no
+/// turns: v23 runs them as v21 and v22 do, V21Narrow64.)
+struct V23Tiles64 : V22Tiles64 {
+  static constexpr bool pack_as_made = true;  ///< (v22: false, P packed after the exponentials)
+};
+/// v22's tiles at D = 128, each turn's P packed as it is made.
+struct V23Tiles128 : V22Tiles128 {
+  static constexpr bool pack_as_made = true;  ///< (v22: false, P packed after the exponentials)
+};
+// [v23_config]
 
 }  // namespace attention
