@@ -238,18 +238,20 @@ template <int kBc, bool kLazy, class BeforeExps>
 __device__ __forceinline__ void softmax_tile_packed(const float (&s)[kBc / 2], std::uint32_t (&p)[kBc / 16][4],
                                                     float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2,
                                                     const BeforeExps& before_exps) {
-  float m_new[2];
+  float m_new[2], shift[2];  // the shifts too before the wait: ready as soon as it ends
 #pragma unroll
-  for (int h = 0; h < 2; ++h) row_max<kBc, kLazy>(s, h, m[h], scale_log2, m_new[h], alpha[h]);
+  for (int h = 0; h < 2; ++h) {
+    row_max<kBc, kLazy>(s, h, m[h], scale_log2, m_new[h], alpha[h]);
+    shift[h] = exp_shift(m_new[h]);
+  }
   before_exps();
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const float shift = exp_shift(m_new[h]);
     float sum4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int j = 0; j < kBc / 8; ++j) {  // keys 8 j + 2 t, 8 j + 2 t + 1 of row h
-      const float p0 = fast_exp2(fmaf(s[4 * j + 2 * h], scale_log2, -shift));
-      const float p1 = fast_exp2(fmaf(s[4 * j + 2 * h + 1], scale_log2, -shift));
+      const float p0 = fast_exp2(fmaf(s[4 * j + 2 * h], scale_log2, -shift[h]));
+      const float p1 = fast_exp2(fmaf(s[4 * j + 2 * h + 1], scale_log2, -shift[h]));
       sum4[j % 4] += p0 + p1;
       p[j / 2][2 * (j % 2) + h] = tut::sm80::pack_bf16x2(p0, p1);  // k-step j / 2 of P V, its half j % 2
     }
