@@ -41,6 +41,16 @@ namespace attention {
 /// with turns, 1.01-1.015x at D = 128, 1.00x at S1024 D64 causal (no turns); against cuDNN from
 /// 0.95x to about 0.97x at S1024 D64 and to about 0.96x at S4096 D128, about 0.99x at S8192 D128:
 /// closer again, still not past it on those shapes.
+///
+/// **Measured (H200).** A first form, which computed each row's shift after the P V wait (the
+/// only difference from the development variant's PTX), measured 1.003-1.006x v22 at D = 64 and
+/// 1.009-1.013x at D = 128 in its recorded run (20cbc03). With the shifts before the wait, the
+/// chapter's recorded run (commit 6205804, PyTorch's cuDNN in the same call): 1.021x v22 at B4 H16
+/// S1024 D64 (358.9 TFLOP/s, 0.97x cuDNN), 1.028x at S4096 D64 (508.4, 1.07x cuDNN) and 1.025x with
+/// the mask, 1.009x at B2 H16 S4096 D128 (641.0, 0.96x cuDNN) and 1.010x with the mask, 1.019x at
+/// B1 H32 S8192 D128 (682.1, 0.999x cuDNN: level) and 1.014x with the mask (1.002x cuDNN), 1.005x
+/// at S1024 D64 causal (no turns). As predicted at D = 64, about as predicted at D = 128; still
+/// behind cuDNN at S1024 D64 and S4096 D128.
 // [launch]
 void launch_attention_v23_pack_as_made(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                        const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,

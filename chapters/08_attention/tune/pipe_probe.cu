@@ -104,6 +104,8 @@ void row(const char* what, int sms, float* sink, long long* cycles) {
 
 }  // namespace
 
+/// Prints the probe's table (the rows v23's section quotes) for the current GPU; exit status 1
+/// without a usable sm_90 GPU, 2 for any argument but --help.
 int main(int argc, char** argv) {
   if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
     std::printf("usage: attention_pipe_probe\n"
