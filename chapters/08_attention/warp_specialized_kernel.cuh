@@ -29,9 +29,10 @@ namespace attention {
 
 /// @brief v07's kernel (and v09's, T::kPingPong; v10's and v11's, T::kOverlap; v12's, three
 /// consumers; v13's, T::kPersistent; v15's, T::kAdvanceDescriptors; v16's, T::kLazyRescale; v17's,
-/// T::kQBuffers; v18's, T::kMixedItems): one block per item, 64 T::kConsumers query rows of a head
-/// (v13: one block per SM, taking items in turn); warpgroups 0 .. kConsumers - 1 consume (64 rows
-/// each), the last one produces (sm_90a; traps elsewhere, where the registry never launches it).
+/// T::kQBuffers; v18's, T::kMixedItems; v20-v23's, the further fields of WgmmaTiles): one block
+/// per item, 64 T::kConsumers query rows of a head (v13: one block per SM, taking items in turn);
+/// warpgroups 0 .. kConsumers - 1 consume (64 rows each), the last one produces (sm_90a; traps
+/// elsewhere, where the registry never launches it).
 ///
 /// The ring of S stages: the block's f-th K/V tile (counted over its items; for one item, its
 /// tile f) goes to stage f % S. k_full[s] and v_full[s] complete when the TMA loads of a tile's
