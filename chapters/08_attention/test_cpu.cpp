@@ -532,6 +532,24 @@ TryWaits try_waits(const std::string& ptx) {
   return w;
 }
 
+/// How many `cvt.rn.bf16x2.f32` (a pack of two P values) come right after an `ex2.approx` in a PTX
+/// file, reading only those two instructions in order. Packed after all of a tile's exponentials
+/// (v07-v22: pack_p), one per softmax site; packed as made (v23), one per pair of keys.
+int packs_after_an_exponential(const std::string& ptx) {
+  std::istringstream in(ptx);
+  int count = 0;
+  bool last_was_exp = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("ex2.approx") != std::string::npos) {
+      last_was_exp = true;
+    } else if (line.find("cvt.rn.bf16x2.f32") != std::string::npos) {
+      if (last_was_exp) ++count;
+      last_was_exp = false;
+    }
+  }
+  return count;
+}
+
 }  // namespace
 
 TEST_CASE("the tensor-core kernels do not spill (ptxas -v, sm_90a)", "[attention][resources]") {
@@ -570,6 +588,23 @@ TEST_CASE("the barrier waits: v21's on carry a suspend-time hint, v22's on poll 
         REQUIRE(w.paired >= 2);  // a turn's K and V polls, at D = 64 and at D = 128
       } else {
         REQUIRE(w.paired == 0);  // one poll after the other
+      }
+    }
+  }
+}
+
+TEST_CASE("P's packs: v23's stand between its exponentials, the steps before pack after them (PTX, sm_90a)",
+          "[attention][resources]") {
+  for (const char* stem : kWgmmaFiles) {
+    DYNAMIC_SECTION(stem) {
+      const int interleaved = packs_after_an_exponential(read_text_file(report_path(stem, ".ptx")));
+      INFO(interleaved << " packs right after an exponential");
+      if (std::string(stem) == "v23_pack_as_made") {
+        // Its four overlapped turns (D = 64 and 128, with and without the mask): a pack after
+        // each pair of keys of both rows, 2 x 32 at 128 keys and 2 x 44 at 176.
+        REQUIRE(interleaved >= 2 * 32 + 2 * 44);
+      } else {
+        REQUIRE(interleaved < 32);  // one per softmax site, fewer than one tile's pairs
       }
     }
   }

@@ -4,7 +4,7 @@
 /// each of two instructions) per thread, 16 warps per SM on every SM; the table gives the results
 /// per cycle and SM of each instruction of the loop. Two instructions on different pipes together
 /// take the time of the slower one; on one pipe, the sum of their times. Hopper (sm_90) only: the
-/// bf16x2 exponential needs it (the target is compiled for sm_90a alone). No arguments (`--help` says so).
+/// bf16x2 exponential needs it, and the target is compiled for sm_90a alone. No arguments (`--help` says so).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -26,7 +26,7 @@ __device__ __forceinline__ float ex2_f32(float x) {
   asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
-__device__ __forceinline__ std::uint32_t pack_bf16x2(std::uint32_t a, std::uint32_t b) {
+__device__ __forceinline__ std::uint32_t cvt_bf16x2(std::uint32_t a, std::uint32_t b) {
   std::uint32_t d;
   asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(__uint_as_float(a)), "f"(__uint_as_float(b)));
   return d;
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kThreads) probe(float* sink, long long* cycles
 #pragma unroll
     for (int c = 0; c < kChains; ++c) {
       if (kOps & kEx2) x[c] = ex2_f32(x[c]);
-      if (kOps & kPack) u[c] = pack_bf16x2(u[c], u[c] ^ 1u);
+      if (kOps & kPack) u[c] = cvt_bf16x2(u[c], u[c] ^ 1u);
       if (kOps & kMax) x[c] = max_f32(x[c]);
       if (kOps & kAdd) x[c] = add_f32(x[c]);
       if (kOps & kEx2F16x2) u[c] = ex2_f16x2(u[c]);
@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  if (prop.major < 9) {
-    std::fprintf(stderr, "attention_pipe_probe: needs sm_90 or later (this GPU is sm_%d%d)\n", prop.major, prop.minor);
+  if (prop.major != 9) {  // its code is sm_90a's alone, which no other GPU runs
+    std::fprintf(stderr, "attention_pipe_probe: needs a Hopper GPU, sm_90 (this one is sm_%d%d)\n", prop.major, prop.minor);
     return 1;
   }
   float* sink = nullptr;
