@@ -479,7 +479,7 @@ TEST_CASE("bf16 rounding", "[attention][precision]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What the compiler made of the tensor-core kernels. The build compiles v04-v23 once more to PTX
+// What the compiler made of the tensor-core kernels. The build compiles v04-v24 once more to PTX
 // for sm_90a and runs ptxas -v on it (tutorial_resource_report() in CMakeLists.txt); these tests
 // read that. No GPU needed.
 // ---------------------------------------------------------------------------------------------
@@ -501,7 +501,7 @@ const char* const kWgmmaFiles[] = {"v07_wgmma",          "v09_ping_pong",       
                                    "v14_by_shape",       "v15_descriptor_steps", "v16_lazy_rescale",
                                    "v17_double_q",       "v18_mixed_items",     "v19_persistent_narrow",
                                    "v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits",
-                                   "v23_pack_as_made"};
+                                   "v23_pack_as_made",   "v24_narrow_last_tile"};
 
 /// The `mbarrier.try_wait` instructions of a PTX file: how many there are in all (`written`, every
 /// occurrence of the name), how many the parser read (`total`: any address and parity operand),
@@ -577,8 +577,8 @@ TEST_CASE("the barrier waits: v21's on carry a suspend-time hint, v22's on poll 
                      << " paired");
       REQUIRE(w.total > 0);           // the parser found the waits ...
       REQUIRE(w.total == w.written);  // ... all of them: a form it cannot read fails here, not passes
-      const bool from_v21 = name == "v21_sleeping_waits" || name == "v22_paired_waits" || name == "v23_pack_as_made";
-      const bool from_v22 = name == "v22_paired_waits" || name == "v23_pack_as_made";
+      const bool from_v22 = name == "v22_paired_waits" || name == "v23_pack_as_made" || name == "v24_narrow_last_tile";
+      const bool from_v21 = name == "v21_sleeping_waits" || from_v22;
       if (from_v21) {
         REQUIRE(w.hinted == w.total);  // every wait sleeps (v21 on)
       } else {
@@ -599,12 +599,48 @@ TEST_CASE("P's packs: v23's stand between its exponentials, the steps before pac
     DYNAMIC_SECTION(stem) {
       const int interleaved = packs_after_an_exponential(read_text_file(report_path(stem, ".ptx")));
       INFO(interleaved << " packs right after an exponential");
-      if (std::string(stem) == "v23_pack_as_made") {
+      if (std::string(stem) == "v23_pack_as_made" || std::string(stem) == "v24_narrow_last_tile") {
         // Its four overlapped turns (D = 64 and 128, with and without the mask): a pack after
         // each pair of keys of both rows, 2 x 32 at 128 keys and 2 x 44 at 176.
         REQUIRE(interleaved >= 2 * 32 + 2 * 44);
       } else {
         REQUIRE(interleaved < 32);  // one per softmax site, fewer than one tile's pairs
+      }
+    }
+  }
+}
+
+TEST_CASE("v24's D = 128 kernel has S products over 64 keys (its narrowed last tiles), the steps before it none (PTX, sm_90a)",
+          "[attention][resources]") {
+  for (const char* stem : kWgmmaFiles) {
+    DYNAMIC_SECTION(stem) {
+      // The D = 128 kernel's entry (its tiles' name ends in Tiles128) and its products whose A
+      // comes from shared memory (Q: S's), by their width.
+      const std::string ptx = read_text_file(report_path(stem, ".ptx"));
+      std::istringstream in(ptx);
+      bool in_d128 = false;
+      int kernels = 0, n64 = 0, n128 = 0;
+      static const std::regex s_product(R"(wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.bf16\.bf16\s+\{[^}]*\},\s*%rd)");
+      std::smatch m;
+      for (std::string line; std::getline(in, line);) {
+        if (line.find(".entry") != std::string::npos) {
+          in_d128 = line.find("Tiles128") != std::string::npos;
+          kernels += in_d128 ? 1 : 0;
+        }
+        if (in_d128 && std::regex_search(line, m, s_product)) {
+          if (m[1] == "64") ++n64;
+          if (m[1] == "128") ++n128;
+        }
+      }
+      INFO(kernels << " D = 128 kernels; S products 64 keys wide: " << n64 << ", 128 wide: " << n128);
+      REQUIRE(kernels == 1);
+      if (std::string(stem) < "v11") {
+        REQUIRE(n64 == 0);  // v07-v10: 128-key tiles, S 128 wide
+      } else if (std::string(stem) == "v24_narrow_last_tile") {
+        REQUIRE(n64 >= 8);  // D / 16 k-steps of the narrowed tile's S
+        REQUIRE(n128 == 0);
+      } else {
+        REQUIRE(n64 + n128 == 0);  // v11-v23: every S 176 keys wide
       }
     }
   }

@@ -118,7 +118,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v23 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v24 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
@@ -126,7 +126,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                             launch_attention_v17_double_q, launch_attention_v18_mixed_items,
                             launch_attention_v19_persistent_narrow, launch_attention_v20_turns_across_items,
                             launch_attention_v21_sleeping_waits, launch_attention_v22_paired_waits,
-                            launch_attention_v23_pack_as_made}) {
+                            launch_attention_v23_pack_as_made, launch_attention_v24_narrow_last_tile}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -134,7 +134,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v23: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v24: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -266,8 +266,10 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
   std::vector<Shape> shapes = {{1, 140, 1024, 256, 64, false}, {1, 150, 1500, 1000, 64, true}, {1, 140, 300, 100, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 140, 300, 100, 128, true}};
   // v21 runs v20's kernels with sleeping waits, v22 with each turn's waits paired, v23 with each
-  // turn's P packed as it is made: the same turns, and their waits meet them here too.
-  for (const char* name : {"v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits", "v23_pack_as_made"}) {
+  // turn's P packed as it is made, v24 with an item's last tile narrowed: the same turns, and their
+  // waits meet them here too.
+  for (const char* name : {"v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits", "v23_pack_as_made",
+                           "v24_narrow_last_tile"}) {
     DYNAMIC_SECTION(name) {
       require_named_version_correct(name, shapes, tut::testing::seed() + 70, [](const Shape& s) {
         REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128) ...
@@ -275,6 +277,23 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
       });
     }
   }
+}
+
+TEST_CASE("an item's last key tile narrowed: keys that end in its first 64 of 176, or past them", "[attention][v24]") {
+  // v24 multiplies an item's last 176-key tile over its first 64 keys when the item's keys end
+  // there (from its second tile on). At D = 128 without the mask: Sk 1, 64 and 65 keys into the
+  // second tile (narrowed, narrowed, whole), 128 and 129 (whole), two tiles and 64 keys (narrowed);
+  // with the mask every item's keys end elsewhere (Sq < Sk, Sq > Sk: rows that see no key, items
+  // without tiles among them).
+  const std::vector<Shape> shapes = {{1, 4, 200, 177, 128, false}, {1, 4, 200, 240, 128, false},
+                                     {1, 4, 200, 241, 128, false}, {1, 4, 200, 304, 128, false},
+                                     {1, 4, 200, 305, 128, false}, {1, 4, 130, 416, 128, false},
+                                     {1, 4, 300, 416, 128, true},  {1, 4, 500, 400, 128, true},
+                                     {2, 3, 1000, 1000, 128, true}};
+  require_named_version_correct("v24_narrow_last_tile", shapes, tut::testing::seed() + 80, [](const Shape& s) {
+    REQUIRE(s.d == 128);     // the 176-key tiles ...
+    REQUIRE(s.sk > 176);     // ... and items of two tiles or more
+  });
 }
 
 TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {

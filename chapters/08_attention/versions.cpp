@@ -103,6 +103,10 @@ const std::vector<Version>& versions() {
                             "(the packs fill the exponentials' gaps) instead of all at once after them",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v23_pack_as_made}, 0.0, unsupported_v7, nullptr},
+      {{"v24_narrow_last_tile", "v23 with an item's last key tile, where its keys end in the tile's first 64 of 176, "
+                                "multiplied and softmaxed over those 64 alone (D = 128)",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v24_narrow_last_tile}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

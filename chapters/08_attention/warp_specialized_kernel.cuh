@@ -51,6 +51,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 #if TUT_SM90A
   using namespace tut::sm90;
   constexpr int D = T::D, Br = T::Br, Bc = T::Bc, S = T::kStages;
+  using AllKeys = std::integral_constant<int, Bc>;  // a tile's products over all its keys (v24: not the last)
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = align_1024(smem_raw);  // Q (v17: two) | S x [ K | V ] | barriers, in 64-column boxes
   constexpr int QB = T::kQBuffers;  // Q tiles resident: 1, or (v17) 2, one per item in turn
@@ -224,19 +225,21 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [turns]
       // S -> P in fp32, in S's registers: mask (if `masked`), online softmax, and `factor`, what O
       // must be rescaled by (rescale_o()) before tile j's P V.
-      const auto mask_scores = [&](int j, auto masked) {
+      // (v24: an item's narrowed last tile has its S in an array of its own, `s_tile`, and its P
+      // in the first k-steps of p.)
+      const auto mask_scores = [&](int j, auto masked, auto& s_tile) {  // s_tile: sc, or (v24) a narrow tile's S
         if constexpr (decltype(masked)::value) {
           // A key past the end, or (causal) after the query's diagonal, scores -inf.
 #pragma unroll
-          for (int i = 0; i < Bc / 2; ++i) {
+          for (int i = 0; i < static_cast<int>(sizeof(s_tile) / sizeof(float)); ++i) {
             const int key = j * Bc + 8 * (i / 4) + 2 * t + i % 2, row = my_row + 8 * ((i / 2) % 2);
             const bool visible = key < sk && (!causal || key <= row + sk - sq);
-            if (!visible) sc[i] = -INFINITY;
+            if (!visible) s_tile[i] = -INFINITY;
           }
         }
       };
       const auto softmax_scores = [&](int j, auto masked, float (&factor)[2]) {
-        mask_scores(j, masked);
+        mask_scores(j, masked, sc);
         softmax_tile<Bc, T::kLazyRescale>(sc, m, l, factor, scale_log2);
       };
       // O moves to the new running max: only if a row of this warp has one (factor == 1 exactly
@@ -261,9 +264,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 // [pack_as_made]
       // v23: the rest of a turn once tile j's S has landed: the maxima, the wait for tile j - 1's
       // P V (it reads p), then the exponentials, each pair packed into p as soon as it is made.
-      const auto softmax_pack_as_made = [&](int j, auto masked, float (&factor)[2]) {
-        mask_scores(j, masked);
-        softmax_tile_packed<Bc, T::kLazyRescale>(sc, p, m, l, factor, scale_log2, [&] {
+      const auto softmax_pack_as_made = [&](int j, auto masked, float (&factor)[2], auto& s_tile) {
+        constexpr int K = 2 * static_cast<int>(sizeof(s_tile) / sizeof(float));  // the tile's keys (v24: 64, 128)
+        mask_scores(j, masked, s_tile);
+        softmax_tile_packed<K, T::kLazyRescale>(s_tile, first_p<K>(p), m, l, factor, scale_log2, [&] {
           wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
           keep_in_registers(o_acc);
           release_v(j - 1);
@@ -337,7 +341,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         // the turn, then waits for its products; its softmax of tile j runs while the other
         // warpgroup's turn keeps the tensor cores busy (wait_turn() and pass_turn(), defined above).
         if (pass_first()) pass_turn();  // warpgroup 0 has the first turn
-        const auto turn = [&](int j, auto masked) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
+        const auto turn = [&](int j, auto masked, auto keys) {  // tiles j - 1 (P V) and j (Q K^T), 0 < j < tiles
 // [paired_waits]
           if constexpr (T::kPairedWaits) {  // v22: both polls in flight, one round trip
             mbar_wait_both<T::kWaitSuspendNs>(&k_full[stage(j)], parity(j), &v_full[stage(j - 1)], parity(j - 1));
@@ -364,13 +368,16 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
             // v10: S of tile j and P V of tile j - 1 as two groups, S first; wait for S alone and
             // run tile j's softmax on S's registers while P V still runs (it reads p and adds into
             // o_acc, so both wait: O's rescale and P's packing come after P V's wait).
-            wgmma_scores<T>(sc, q_rows, k_tile(stage(j)));
+            constexpr int K = decltype(keys)::value;
+            float s_narrow[K < Bc ? K / 2 : 1];  // v24: a narrowed tile's S, apart from sc
+            auto& s_tile = select_scores<K == Bc>(sc, s_narrow);
+            wgmma_scores<T, K>(s_tile, q_rows, k_tile(stage(j)));
             wgmma_commit();
             wgmma_pv<T>(o_acc, p, v_tile(stage(j - 1)));
             wgmma_commit();
             pass_turn();
             wgmma_wait<1>();  // S of tile j is done; P V of tile j - 1 may still run
-            keep_in_registers(sc);
+            keep_in_registers(s_tile);
             release_k(j);
             float factor[2];
             if constexpr (!T::kPackAsMade) {
@@ -381,7 +388,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
               rescale_o(factor);
               pack_p();
             } else {
-              softmax_pack_as_made(j, masked, factor);  // v23 (above): the same steps, reordered
+              softmax_pack_as_made(j, masked, factor, s_tile);  // v23 (above): the same steps, reordered
             }
 // [overlap]
           }
@@ -402,19 +409,47 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         } else {
           softmax_to_p(0, std::true_type{});
         }
+// [narrow_last]
+        // v24: the item's keys past its other tiles (its key range as key_tiles() counts it): when
+        // they are 64 or fewer, the last turn takes S, the softmax and (below) P V over the first
+        // 64 of the tile's 176 keys alone (from an item's second tile on; such a tile ends inside
+        // itself, so it is one of the masked ones).
+        using Narrow = std::integral_constant<int, 64>;
+        bool narrow = false;
+        if constexpr (T::kNarrowLastTile) {
+          if (tiles > 1) {
+            const int item_keys = causal ? static_cast<int>(visible_keys(row0 + rows_valid - 1, sq, sk, true)) : sk;
+            narrow = item_keys - (tiles - 1) * Bc <= Narrow::value;
+          }
+        }
         int j = 1;
-        for (; j < unmasked; ++j) turn(j, std::false_type{});
-        for (; j < tiles; ++j) turn(j, std::true_type{});
+        for (; j < unmasked; ++j) turn(j, std::false_type{}, AllKeys{});
+        for (; j < tiles - (narrow ? 1 : 0); ++j) turn(j, std::true_type{}, AllKeys{});
+        if constexpr (T::kNarrowLastTile) {
+          if (narrow) turn(tiles - 1, std::true_type{}, Narrow{});
+        }
+// [narrow_last]
         release_q();  // the last S has been waited for
-        mbar_wait<T::kWaitSuspendNs>(&v_full[stage(tiles - 1)], parity(tiles - 1));
-        wait_turn();
-        wgmma_fence();
-        wgmma_pv<T>(o_acc, p, v_tile(stage(tiles - 1)));
-        wgmma_commit();
-        if (pass_last()) pass_turn();  // the next one's last turn; after the last, none (v20: the next item's first)
-        wgmma_wait<0>();
-        keep_in_registers(o_acc);
-        release_v(tiles - 1);
+        const auto last_pv = [&](auto keys) {  // the last turn: P V of the last tile alone
+          mbar_wait<T::kWaitSuspendNs>(&v_full[stage(tiles - 1)], parity(tiles - 1));
+          wait_turn();
+          wgmma_fence();
+          wgmma_pv<T, decltype(keys)::value>(o_acc, first_p<decltype(keys)::value>(p), v_tile(stage(tiles - 1)));
+          wgmma_commit();
+          if (pass_last()) pass_turn();  // the next one's last turn; after the last, none (v20: the next item's first)
+          wgmma_wait<0>();
+          keep_in_registers(o_acc);
+          release_v(tiles - 1);
+        };
+        if constexpr (T::kNarrowLastTile) {
+          if (narrow) {
+            last_pv(Narrow{});
+          } else {
+            last_pv(AllKeys{});
+          }
+        } else {
+          last_pv(AllKeys{});
+        }
 // [ping_pong]
       }
 

@@ -70,6 +70,10 @@ struct WgmmaTiles {
   /// exponentials and packs each pair of P to bf16 as soon as it is made (softmax_tile_packed());
   /// false (v10-v22): P in fp32 first, packed after the wait, all at once (pack_p in the kernel).
   static constexpr bool pack_as_made = false;
+  /// v24 (176-key tiles, with pack_as_made): an item's last key tile, when its keys end in its
+  /// first 64, is multiplied and softmaxed over those alone (S m64n64k16, P V of 4 k-steps);
+  /// false (v07-v23): every tile over all its Bc keys, those past the end masked.
+  static constexpr bool narrow_last_tile = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -100,6 +104,7 @@ struct WgmmaConfig {
   static constexpr unsigned kWaitSuspendNs = Tiles::wait_suspend_ns;  ///< v21's sleeping waits
   static constexpr bool kPairedWaits = Tiles::paired_waits;  ///< v22's turn waits, both polls in flight
   static constexpr bool kPackAsMade = Tiles::pack_as_made;  ///< v23's P packed as it is made
+  static constexpr bool kNarrowLastTile = Tiles::narrow_last_tile;  ///< v24's narrow last key tile
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -125,6 +130,7 @@ struct WgmmaConfig {
   static_assert(kQBuffers == 1 || (kQBuffers == 2 && kPersistent), "v17: two Q buffers, on a persistent grid");
   static_assert(!kMixedItems || kPingPong, "v18: the idle consumer keeps v09's turns");
   static_assert(!kEarlyPass || (kPingPong && kPersistent), "v20: turns across the items of a persistent block");
+  static_assert(!kNarrowLastTile || (Bc == 176 && kPackAsMade), "v24: narrower products of v23's 176-key tiles");
 };
 
 #if TUT_SM90A
@@ -132,9 +138,10 @@ struct WgmmaConfig {
 /// S (64 x Bc, fp32) = Q (the warpgroup's 64 rows) K^T for a whole tile: D / 16 wgmma m64nBck16,
 /// both operands K-major from shared memory (rows of D contiguous), so transpose-B = 0. k-step kk
 /// lies in box kk / 4, 32 (kk % 4) bytes into its rows. The first k-step overwrites S (scale-d 0).
+/// (v24: kKeys = 64 of a 176-key tile, its first 64 keys alone: m64n64k16.)
 // [scores]
-template <class T>
-__device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsigned char* q_rows,
+template <class T, int kKeys = T::Bc>
+__device__ __forceinline__ void wgmma_scores(float (&s)[kKeys / 2], const unsigned char* q_rows,
                                              const unsigned char* k_tile) {
   using namespace tut::sm90;
   const std::uint64_t desc_q0 = smem_desc(q_rows, 16, 1024), desc_k0 = smem_desc(k_tile, 16, 1024);
@@ -145,9 +152,9 @@ __device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsign
     // (the addresses stay below 256 KiB: no carry); v07-v14 build each one from its address.
     const std::uint64_t desc_q = T::kAdvanceDescriptors ? desc_q0 + q_offset / 16 : smem_desc(q_rows + q_offset, 16, 1024);
     const std::uint64_t desc_k = T::kAdvanceDescriptors ? desc_k0 + k_offset / 16 : smem_desc(k_tile + k_offset, 16, 1024);
-    if constexpr (T::Bc == 64) {
+    if constexpr (kKeys == 64) {
       wgmma_m64n64k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
-    } else if constexpr (T::Bc == 128) {
+    } else if constexpr (kKeys == 128) {
       wgmma_m64n128k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
     } else {
       wgmma_m64n176k16_ss<0>(s, desc_q, desc_k, kk == 0 ? 0 : 1);
@@ -159,15 +166,16 @@ __device__ __forceinline__ void wgmma_scores(float (&s)[T::Bc / 2], const unsign
 /// O (64 x D, fp32) += P (64 x Bc, bf16 in registers) V (Bc x D): Bc / 16 wgmma m64nDk16 with A
 /// from registers. V is stored [key][d], row-major K x N for this product: MN-major, so
 /// transpose-B = 1, LBO = the distance between its 64-column boxes, and k-step kk (16 keys)
-/// starts 16 kk rows = 2048 kk bytes in (as gemm's B).
+/// starts 16 kk rows = 2048 kk bytes in (as gemm's B). (v24: over the tile's first kKeys keys,
+/// kKeys / 16 k-steps.)
 // [pv]
-template <class T>
-__device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32_t (&p)[T::Bc / 16][4],
+template <class T, int kKeys = T::Bc>
+__device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32_t (&p)[kKeys / 16][4],
                                          const unsigned char* v_tile) {
   using namespace tut::sm90;
   const std::uint64_t desc_v0 = smem_desc(v_tile, T::kKVBoxBytes, 1024);
 #pragma unroll
-  for (int kk = 0; kk < T::Bc / 16; ++kk) {
+  for (int kk = 0; kk < kKeys / 16; ++kk) {
     const std::uint64_t desc_v = T::kAdvanceDescriptors ? desc_v0 + kk * 2048 / 16 : smem_desc(v_tile + kk * 2048, T::kKVBoxBytes, 1024);
     if constexpr (T::D == 64) {
       wgmma_m64n64k16_rs<1>(o, p[kk], desc_v, 1);
@@ -179,6 +187,23 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32
 // [pv]
 
 #endif  // TUT_SM90A
+
+/// v24: a narrowed tile's S in registers of its own (select_scores(): the whole tile's sc, or
+/// the narrow array), and its P in the first kKeys / 16 k-steps of P's A fragments (first_p()):
+/// an m64nKk16 product has the layout of the wider one's first K columns.
+template <bool kWhole, int N, int M>
+__device__ __forceinline__ auto& select_scores(float (&whole)[N], float (&narrow)[M]) {
+  if constexpr (kWhole) {
+    return whole;
+  } else {
+    return narrow;
+  }
+}
+template <int kKeys, int N>
+__device__ __forceinline__ auto first_p(std::uint32_t (&p)[N][4]) -> std::uint32_t (&)[kKeys / 16][4] {
+  static_assert(kKeys / 16 <= N, "v24: a tile's first keys");
+  return reinterpret_cast<std::uint32_t(&)[kKeys / 16][4]>(p);
+}
 
 /// Row h of a tile (h = 0: the thread's row g, 1: row g + 8): its max over the tile (this lane's
 /// scores, then the quad's), in base-2 units, the running max `m_new` that follows from the old
@@ -271,7 +296,7 @@ constexpr bool same_wgmma_tiles() {
          A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
          A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items && A::early_pass == B::early_pass &&
          A::wait_suspend_ns == B::wait_suspend_ns && A::paired_waits == B::paired_waits &&
-         A::pack_as_made == B::pack_as_made;
+         A::pack_as_made == B::pack_as_made && A::narrow_last_tile == B::narrow_last_tile;
 }
 
 // [v07_config]
@@ -455,5 +480,14 @@ struct V23Tiles128 : V22Tiles128 {
   static constexpr bool pack_as_made = true;  ///< (v22: false, P packed after the exponentials)
 };
 // [v23_config]
+
+// [v24_config]
+/// v24's tiles at D = 128: v23's, an item's last key tile narrowed to its first 64 keys where it
+/// has no others.
+/// (At D = 64 the tiles have 128 keys, which the default shapes fill: v24 runs v23's there.)
+struct V24Tiles128 : V23Tiles128 {
+  static constexpr bool narrow_last_tile = true;  ///< (v23: false, the last tile over all 176 keys)
+};
+// [v24_config]
 
 }  // namespace attention
