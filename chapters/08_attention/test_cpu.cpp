@@ -337,7 +337,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       }
     }
   }
-  REQUIRE(ladder == 24);
+  REQUIRE(ladder == 25);
   REQUIRE(libraries_fp32 == 1);
   REQUIRE(libraries_bf16 == 1);
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).

@@ -44,6 +44,13 @@ namespace attention {
 ///
 /// **Predicted for the chapter's recorded run**: 1.01-1.02x v23 at S4096 D128 (0.97-0.98x cuDNN:
 /// still behind), 1.00-1.01x with the mask and at S8192 D128 with the mask, 1.00x elsewhere.
+///
+/// **Measured (H200).** The chapter's recorded run (commit 29f7682, PyTorch's cuDNN in the same
+/// call): 1.014x v23 at B2 H16 S4096 D128 (654.9 TFLOP/s, 0.973x cuDNN), 1.003x with the mask
+/// (562.0, 1.060x cuDNN), 1.009x at B1 H32 S8192 D128 with the mask (622.0, 1.014x cuDNN); 1.005x
+/// at S8192 D128 without it (685.8, 1.008x cuDNN; its last tile holds 96 keys, not narrowed: the
+/// same code), 0.998-1.005x at the D = 64 shapes (v23's kernel). As predicted; still behind cuDNN
+/// at S4096 D128 and at S1024 D64 (0.959x).
 // [launch]
 void launch_attention_v24_narrow_last_tile(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                            const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
