@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       // v23: the rest of a turn once tile j's S has landed: the maxima, the wait for tile j - 1's
       // P V (it reads p), then the exponentials, each pair packed into p as soon as it is made.
       const auto softmax_pack_as_made = [&](int j, auto masked, float (&factor)[2], auto& s_tile) {
-        constexpr int K = 2 * static_cast<int>(sizeof(s_tile) / sizeof(float));  // the tile's keys (v24: 64, 128)
+        constexpr int K = 2 * static_cast<int>(sizeof(s_tile) / sizeof(float));  // the tile's keys (v24: 64 in a narrowed one)
         mask_scores(j, masked, s_tile);
         softmax_tile_packed<K, T::kLazyRescale>(s_tile, first_p<K>(p), m, l, factor, scale_log2, [&] {
           wgmma_wait<0>();  // P V of tile j - 1 is done: o_acc and p are free again
