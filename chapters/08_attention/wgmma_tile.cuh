@@ -188,9 +188,8 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32
 
 #endif  // TUT_SM90A
 
-/// v24: a narrowed tile's S in registers of its own (select_scores(): the whole tile's sc, or
-/// the narrow array), and its P in the first kKeys / 16 k-steps of P's A fragments (first_p()):
-/// an m64nKk16 product has the layout of the wider one's first K columns.
+/// v24: the S array of a turn's tile: the whole tile's (`whole`, sc) when kWhole, else a narrowed
+/// tile's registers of its own (`narrow`).
 template <bool kWhole, int N, int M>
 __device__ __forceinline__ auto& select_scores(float (&whole)[N], float (&narrow)[M]) {
   if constexpr (kWhole) {
@@ -199,6 +198,8 @@ __device__ __forceinline__ auto& select_scores(float (&whole)[N], float (&narrow
     return narrow;
   }
 }
+/// v24: a narrowed tile's P, the first kKeys / 16 k-steps of P's A fragments `p`: an m64nKk16
+/// product has the layout of the wider one's first K columns, so its P packs as theirs does.
 template <int kKeys, int N>
 __device__ __forceinline__ auto first_p(std::uint32_t (&p)[N][4]) -> std::uint32_t (&)[kKeys / 16][4] {
   static_assert(kKeys / 16 <= N, "v24: a tile's first keys");
