@@ -68,7 +68,8 @@ void require_no_spills(const std::string& ptxas_log);
 /// REQUIREs that a `ptxas -v` report has none of the advisories that say ptxas changed a Hopper
 /// kernel's plan: C7517 (a warpgroup.wait it had to insert, because registers a wgmma writes are
 /// touched while it runs), C7510 (wgmma serialized), C7513 (serialized because registers a wgmma
-/// reads are written while one may run), C7508 (setmaxnreg ignored).
+/// reads are written while one may run), C7508 (setmaxnreg ignored), and any other that says
+/// "serialized" (C7511: too few registers for the wgmma pipeline).
 void require_wgmma_as_written(const std::string& ptxas_log);
 
 /// A device float array with guard zones around it, to catch writes outside [0, n).

@@ -64,13 +64,25 @@ __host__ __device__ inline std::int64_t visible_keys(std::int64_t i, std::int64_
   return n < 0 ? 0 : (n > sk ? sk : n);
 }
 
-/// How many tiles of `bc` keys the query rows [row0, row0 + rows) of a head must visit: all
-/// ceil(Sk / bc) without the mask; with it, up to the last key the last of these rows sees (0 if
-/// none sees any). Tiles after that are masked for every row: the fused versions never visit them.
-__host__ __device__ inline int key_tiles(int row0, int rows, int sq, int sk, bool causal, int bc) {
+/// How many keys the query rows [row0, row0 + rows) of a head must visit: all Sk without the
+/// mask; with it, up to the last key the last of these rows sees (0 if none sees any).
+__host__ __device__ inline long long range_keys(int row0, int rows, int sq, int sk, bool causal) {
   long long keys = sk;
   if (causal) keys = visible_keys(static_cast<long long>(row0) + rows - 1, sq, sk, true);
-  return static_cast<int>((keys + bc - 1) / bc);
+  return keys;
+}
+
+/// How many tiles of `bc` keys those rows must visit: ceil(range_keys() / bc). Tiles after that
+/// are masked for every row: the fused versions never visit them.
+__host__ __device__ inline int key_tiles(int row0, int rows, int sq, int sk, bool causal, int bc) {
+  return static_cast<int>((range_keys(row0, rows, sq, sk, causal) + bc - 1) / bc);
+}
+
+/// v24's rule: of `keys` keys (range_keys()) in `tiles` tiles of `bc` (key_tiles()), the last tile
+/// is taken over its first `narrow` keys alone when they hold all of its keys, from the second tile
+/// on (the first turn stays whole).
+__host__ __device__ inline bool narrows_last_tile(int tiles, int keys, int bc, int narrow) {
+  return tiles > 1 && keys - (tiles - 1) * bc <= narrow;
 }
 
 /// The block of grid index `block` of a fused version: its head `bh` and query tile `qt`. In

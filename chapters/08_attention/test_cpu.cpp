@@ -109,9 +109,18 @@ TEST_CASE("visible pairs, FLOPs and key tiles count what the kernels do", "[atte
             const int tiles = key_tiles(static_cast<int>(row0), rows, static_cast<int>(sq), static_cast<int>(sk), causal, bc);
             REQUIRE(static_cast<std::int64_t>(tiles) * bc >= need);
             REQUIRE((tiles == 0 || static_cast<std::int64_t>(tiles - 1) * bc < need));
+            REQUIRE(range_keys(static_cast<int>(row0), rows, static_cast<int>(sq), static_cast<int>(sk), causal) == need);
           }
         }
       }
+  // v24's rule, on the page's shapes: 4096 keys leave 48 in the 24th tile of 176 (narrowed), 8192
+  // leave 96 in the 47th (whole); 240 and 241 keys leave 64 and 65 in the second; one tile stays whole.
+  REQUIRE(key_tiles(0, 128, 4096, 4096, false, 176) == 24);
+  REQUIRE(narrows_last_tile(24, 4096, 176, 64));
+  REQUIRE_FALSE(narrows_last_tile(47, 8192, 176, 64));
+  REQUIRE(narrows_last_tile(2, 240, 176, 64));
+  REQUIRE_FALSE(narrows_last_tile(2, 241, 176, 64));
+  REQUIRE_FALSE(narrows_last_tile(1, 48, 176, 64));
   // Causal with Sq = Sk is half the work, plus the diagonal.
   const Shape square{4, 16, 1024, 1024, 64, true};
   REQUIRE(attention_flops(square) == Approx(0.5 * attention_flops({4, 16, 1024, 1024, 64, false}) * 1025.0 / 1024.0));
@@ -507,7 +516,7 @@ const char* const kWgmmaFiles[] = {"v07_wgmma",          "v09_ping_pong",       
 /// occurrence of the name), how many the parser read (`total`: any address and parity operand),
 /// how many carry a suspend-time hint (an operand after the parity: v21's), and how many are a
 /// pair polled at once (two in a row whose predicates the next instruction combines: v22's
-/// mbar_try_wait_both(), which v23 keeps).
+/// mbar_try_wait_both(), which v23 and v24 keep).
 struct TryWaits {
   int written = 0, total = 0, hinted = 0, paired = 0;
 };
@@ -619,7 +628,7 @@ TEST_CASE("v24's D = 128 kernel has S products over 64 keys (its narrowed last t
       const std::string ptx = read_text_file(report_path(stem, ".ptx"));
       std::istringstream in(ptx);
       bool in_d128 = false;
-      int kernels = 0, n64 = 0, n128 = 0;
+      int kernels = 0, products = 0, n64 = 0, n128 = 0;
       static const std::regex s_product(R"(wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.bf16\.bf16\s+\{[^}]*\},\s*%rd)");
       std::smatch m;
       for (std::string line; std::getline(in, line);) {
@@ -628,13 +637,16 @@ TEST_CASE("v24's D = 128 kernel has S products over 64 keys (its narrowed last t
           kernels += in_d128 ? 1 : 0;
         }
         if (in_d128 && std::regex_search(line, m, s_product)) {
+          ++products;
           if (m[1] == "64") ++n64;
           if (m[1] == "128") ++n128;
         }
       }
-      INFO(kernels << " D = 128 kernels; S products 64 keys wide: " << n64 << ", 128 wide: " << n128);
+      INFO(kernels << " D = 128 kernels; " << products << " S products, 64 keys wide: " << n64 << ", 128 wide: "
+                   << n128);
       REQUIRE(kernels == 1);
-      if (std::string(stem) < "v11") {
+      REQUIRE(products >= 8);  // the parser read the S products (D / 16 per tile): a form it cannot read fails
+      if (std::string(stem) < "v11") {  // (the stems sort in ladder order)
         REQUIRE(n64 == 0);  // v07-v10: 128-key tiles, S 128 wide
       } else if (std::string(stem) == "v24_narrow_last_tile") {
         REQUIRE(n64 >= 8);  // D / 16 k-steps of the narrowed tile's S

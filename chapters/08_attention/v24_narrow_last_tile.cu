@@ -20,9 +20,10 @@ namespace attention {
 ///
 /// **Changed since v23.** One field of the tiles, `narrow_last_tile` (V24Tiles128; at D = 64 v24
 /// runs v23's tiles, V23Tiles64, whose 128 keys the default shapes fill). Where the item's keys
-/// past its other tiles are 64 or fewer, its last turn is compiled for 64 keys (`[narrow_last]` in
-/// the kernel: the `keys` argument of `turn`, `wgmma_scores<T, 64>` into an S array of its own,
-/// softmax_tile_packed<64> into P's first four k-steps, first_p(), and `wgmma_pv<T, 64>`). From an
+/// past its other tiles are 64 or fewer (narrows_last_tile() in attention.hpp), its last turn
+/// is compiled for 64 keys (`[narrow_last]` in the kernel: the `keys` argument of `turn`,
+/// `wgmma_scores<T, 64>` into an S array of its own, softmax_tile_packed<64> into P's first four
+/// k-steps, first_p(), and `wgmma_pv<T, 64>`). From an
 /// item's second tile on: the first turn stays whole. v07-v23's PTX is unchanged. A form that also
 /// narrowed to 128 keys (S8192's last tile holds 96) made ptxas spill 8 bytes in the D = 128
 /// kernel and was dropped before the first timing; a first one that kept the narrow S in sc's own

@@ -410,16 +410,16 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           softmax_to_p(0, std::true_type{});
         }
 // [narrow_last]
-        // v24: the item's keys past its other tiles (its key range as key_tiles() counts it): when
-        // they are 64 or fewer, the last turn takes S, the softmax and (below) P V over the first
-        // 64 of the tile's 176 keys alone (from an item's second tile on; such a tile ends inside
-        // itself, so it is one of the masked ones).
+        // v24: where the item's last tile holds 64 of its keys or fewer (narrows_last_tile()), the
+        // last turn takes S, the softmax and (below) P V over the first 64 of the tile's 176 keys
+        // alone (such a tile ends inside itself, so it is one of the masked ones).
         using Narrow = std::integral_constant<int, 64>;
         bool narrow = false;
         if constexpr (T::kNarrowLastTile) {
           if (tiles > 1) {
-            const int item_keys = causal ? static_cast<int>(visible_keys(row0 + rows_valid - 1, sq, sk, true)) : sk;
-            narrow = item_keys - (tiles - 1) * Bc <= Narrow::value;
+            // (range_keys(), in int arithmetic: its 64-bit form made ptxas spill 24 bytes here)
+            const int keys = causal ? static_cast<int>(visible_keys(row0 + rows_valid - 1, sq, sk, true)) : sk;
+            narrow = narrows_last_tile(tiles, keys, Bc, Narrow::value);
           }
         }
         int j = 1;
