@@ -118,7 +118,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v25 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v24 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
@@ -126,8 +126,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                             launch_attention_v17_double_q, launch_attention_v18_mixed_items,
                             launch_attention_v19_persistent_narrow, launch_attention_v20_turns_across_items,
                             launch_attention_v21_sleeping_waits, launch_attention_v22_paired_waits,
-                            launch_attention_v23_pack_as_made, launch_attention_v24_narrow_last_tile,
-                            launch_attention_v25_q_per_consumer}) {
+                            launch_attention_v23_pack_as_made, launch_attention_v24_narrow_last_tile}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -135,7 +134,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v25: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v24: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -267,10 +266,10 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
   std::vector<Shape> shapes = {{1, 140, 1024, 256, 64, false}, {1, 150, 1500, 1000, 64, true}, {1, 140, 300, 100, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 140, 300, 100, 128, true}};
   // v21 runs v20's kernels with sleeping waits, v22 with each turn's waits paired, v23 with each
-  // turn's P packed as it is made, v24 with an item's last tile narrowed, v25 with Q in slots per
-  // consumer: the same turns, and their waits meet them here too.
+  // turn's P packed as it is made, v24 with an item's last tile narrowed: the same turns, and their
+  // waits meet them here too.
   for (const char* name : {"v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits", "v23_pack_as_made",
-                           "v24_narrow_last_tile", "v25_q_per_consumer"}) {
+                           "v24_narrow_last_tile"}) {
     DYNAMIC_SECTION(name) {
       require_named_version_correct(name, shapes, tut::testing::seed() + 70, [](const Shape& s) {
         REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128) ...
@@ -285,48 +284,27 @@ TEST_CASE("an item's last key tile narrowed: keys that end in its first 64 of 17
   // there (from its second tile on). At D = 128 without the mask: Sk 1, 64 and 65 keys into the
   // second tile (narrowed, narrowed, whole), 128 and 129 (whole), two tiles and 64 keys (narrowed);
   // with the mask every item's keys end elsewhere (Sq < Sk, Sq > Sk: rows that see no key, items
-  // without tiles among them). v25 narrows as v24 does.
+  // without tiles among them).
   const std::vector<Shape> shapes = {{1, 4, 200, 177, 128, false}, {1, 4, 200, 240, 128, false},
                                      {1, 4, 200, 241, 128, false}, {1, 4, 200, 304, 128, false},
                                      {1, 4, 200, 305, 128, false}, {1, 4, 130, 416, 128, false},
                                      {1, 4, 300, 416, 128, true},  {1, 4, 500, 400, 128, true},
                                      {2, 3, 1000, 1000, 128, true}};
-  for (const char* name : {"v24_narrow_last_tile", "v25_q_per_consumer"}) {
-    DYNAMIC_SECTION(name) {
-      int narrowed = 0, whole = 0;  // shapes with an item whose last tile is narrowed; with none
-      require_named_version_correct(name, shapes, tut::testing::seed() + 80, [&](const Shape& s) {
-        REQUIRE(s.d == 128);  // the 176-key tiles ...
-        REQUIRE(s.sk > 176);  // ... and items of two tiles or more
-        bool any = false;     // the kernel's rule (narrows_last_tile()), over the shape's 128-row items
-        const int sq = static_cast<int>(s.sq), sk = static_cast<int>(s.sk);
-        for (int row0 = 0; row0 < sq; row0 += 128) {
-          const int rows = std::min(128, sq - row0);
-          any = any || narrows_last_tile(key_tiles(row0, rows, sq, sk, s.causal, 176),
-                                         static_cast<int>(range_keys(row0, rows, sq, sk, s.causal)), 176, 64);
-        }
-        (any ? narrowed : whole) += 1;
-      });
-      REQUIRE(narrowed >= 4);  // the shapes take both paths
-      REQUIRE(whole >= 3);
+  int narrowed = 0, whole = 0;  // shapes with an item whose last tile is narrowed; with none
+  require_named_version_correct("v24_narrow_last_tile", shapes, tut::testing::seed() + 80, [&](const Shape& s) {
+    REQUIRE(s.d == 128);  // the 176-key tiles ...
+    REQUIRE(s.sk > 176);  // ... and items of two tiles or more
+    bool any = false;     // the kernel's rule (narrows_last_tile()), over the shape's 128-row items
+    const int sq = static_cast<int>(s.sq), sk = static_cast<int>(s.sk);
+    for (int row0 = 0; row0 < sq; row0 += 128) {
+      const int rows = std::min(128, sq - row0);
+      any = any || narrows_last_tile(key_tiles(row0, rows, sq, sk, s.causal, 176),
+                                     static_cast<int>(range_keys(row0, rows, sq, sk, s.causal)), 176, 64);
     }
-  }
-}
-
-TEST_CASE("Q per consumer: many items per block, rows past Sq, items without keys", "[attention][v25]") {
-  // v25 loads each consumer's 64 rows of Q on barriers of their own, the next item's as soon as
-  // that consumer's last S of this one is done. At D = 128: 300 heads of 64 rows (the second
-  // consumer's box lies wholly past Sq: TMA fills it with zeros, and counts its bytes) and of 65
-  // rows (one row in it), two or three items per block; 400 heads of 256 rows, six or seven items
-  // per block; with the mask and Sq > Sk, items whose rows see no key (no Q loaded for them)
-  // between ones that do, and items of one key tile (their Q released after the loop of turns).
-  std::vector<Shape> shapes = {{1, 300, 64, 200, 128, false}, {1, 300, 65, 240, 128, false},
-                               {1, 400, 256, 352, 128, false}, {1, 140, 300, 100, 128, true},
-                               {2, 70, 500, 400, 128, true}};
-  if (tut::testing::sanitizing()) shapes = {{1, 300, 65, 240, 128, false}, {1, 140, 300, 100, 128, true}};
-  require_named_version_correct("v25_q_per_consumer", shapes, tut::testing::seed() + 90, [](const Shape& s) {
-    REQUIRE(s.d == 128);                                   // the tiles with Q per consumer ...
-    REQUIRE(s.heads() * ((s.sq + 127) / 128) > 2 * 132);  // ... and more than two items per block on 132 SMs
+    (any ? narrowed : whole) += 1;
   });
+  REQUIRE(narrowed >= 4);  // the shapes take both paths
+  REQUIRE(whole >= 3);
 }
 
 TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {

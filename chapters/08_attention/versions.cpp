@@ -107,10 +107,6 @@ const std::vector<Version>& versions() {
                                 "multiplied and softmaxed over those 64 alone (D = 128)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v24_narrow_last_tile}, 0.0, unsupported_v7, nullptr},
-      {{"v25_q_per_consumer", "v24 with each consumer's rows of Q on barriers of their own, released after its last S "
-                              "of an item, so that the next item's load earlier (D = 128)",
-        90, Kind::ours},
-       {bf16, nullptr, launch_attention_v25_q_per_consumer}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

@@ -55,12 +55,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = align_1024(smem_raw);  // Q (v17: two) | S x [ K | V ] | barriers, in 64-column boxes
   constexpr int QB = T::kQBuffers;  // Q tiles resident: 1, or (v17) 2, one per item in turn
-  constexpr int QS = T::kQSlots;    // pairs of Q barriers: one per Q tile, or (v25) one per consumer's rows of it
   const auto q_tile = [&](int buffer) { return smem + buffer * T::kQBytes; };
   const auto k_tile = [&](int stage) { return smem + QB * T::kQBytes + stage * 2 * T::kKVBytes; };
   const auto v_tile = [&](int stage) { return smem + QB * T::kQBytes + stage * 2 * T::kKVBytes + T::kKVBytes; };
   auto* q_full = reinterpret_cast<std::uint64_t*>(smem + QB * T::kQBytes + 2 * S * T::kKVBytes);
-  std::uint64_t* k_full = q_full + QS;
+  std::uint64_t* k_full = q_full + QB;
   std::uint64_t* v_full = k_full + S;
   std::uint64_t* k_empty = v_full + S;
   std::uint64_t* v_empty = k_empty + S;
@@ -94,10 +93,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const int group = static_cast<int>(threadIdx.x) / 128;  // below kConsumers: consumers; kConsumers: the producer
 
   if (threadIdx.x == 0) {
-    for (int b = 0; b < QS; ++b) {
+    for (int b = 0; b < QB; ++b) {
       mbar_init(&q_full[b], 1);
-      // one arrival per consumer warp, after its last S of an item (v25: per warp of the rows' consumer)
-      mbar_init(&q_empty[b], 4 * (T::kQPerConsumer ? 1 : T::kConsumers));
+      mbar_init(&q_empty[b], 4 * T::kConsumers);  // one arrival per consumer warp, after its last S of an item
     }
     for (int s = 0; s < S; ++s) {
       mbar_init(&k_full[s], 1);                   // the producer's arrive.expect_tx (and the bytes)
@@ -127,30 +125,14 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           int bh = 0, row0 = 0, rows_valid = 0;
           const int tiles = item(w, bh, row0, rows_valid, kMixed, masked);
           if (tiles == 0) continue;  // its rows see no key: the consumers write zeros
-// [q_slots]
-          // v25: consumer c's 64 rows of this item (its rows of each box of the Q tile, with barriers
-          // of their own), as soon as that consumer has done its last S of its previous item.
-          const auto load_q_rows = [&](int c) {
-            if (q_fills > 0) mbar_wait<T::kWaitSuspendNs>(&q_empty[c], (q_fills + 1) % 2);
-            mbar_arrive_expect_tx(&q_full[c], T::kQRowsBytes);
-            for (int b = 0; b < T::kBoxes; ++b) {
-              tma_load_3d(q_tile(0) + b * T::kQBoxBytes + c * 64 * 128, &map_q, 64 * b, row0 + 64 * c, bh, &q_full[c]);
-            }
-          };
-// [q_slots]
-          if constexpr (T::kQPerConsumer) {
-            for (int c = 0; c < T::kConsumers; ++c) load_q_rows(c);
-            ++q_fills;
-          } else {
-            // v13: the previous item's Q is read (v17: the one before it, which used this buffer)
-            const int qb = q_fills % QB;
-            if (q_fills >= QB) mbar_wait<T::kWaitSuspendNs>(&q_empty[qb], (q_fills / QB - 1) % 2);
-            mbar_arrive_expect_tx(&q_full[qb], T::kQBytes);
-            for (int b = 0; b < T::kBoxes; ++b) {
-              tma_load_3d(q_tile(qb) + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, &q_full[qb]);
-            }
-            ++q_fills;
+          // v13: the previous item's Q is read (v17: the one before it, which used this buffer)
+          const int qb = q_fills % QB;
+          if (q_fills >= QB) mbar_wait<T::kWaitSuspendNs>(&q_empty[qb], (q_fills / QB - 1) % 2);
+          mbar_arrive_expect_tx(&q_full[qb], T::kQBytes);
+          for (int b = 0; b < T::kBoxes; ++b) {
+            tma_load_3d(q_tile(qb) + b * T::kQBoxBytes, &map_q, 64 * b, row0, bh, &q_full[qb]);
           }
+          ++q_fills;
           for (int j = 0; j < tiles; ++j) {
             const int f = fills + j, s = f % S;
             if (f >= S) mbar_wait<T::kWaitSuspendNs>(&k_empty[s], (f / S + 1) % 2);  // the consumers released K of fill f - S
@@ -214,16 +196,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.0f;
       float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};  // rows my_row and my_row + 8
       // This item's Q rows; with one Q tile the address computed once above (the code v07-v16 measured).
-      // (v25: the same rows, with barriers of their own.)
       const unsigned char* q_rows = QB == 1 ? q_rows0 : q_tile(q_fills % QB) + wg_row * 128;
-      // v25: this consumer's pair of Q barriers, by an index broadcast from lane 0 (indexed by
-      // `consumer` itself, from threadIdx, the kernel spilled 12 bytes: ptxas held the addresses apart).
-      const int q_pair = T::kQPerConsumer ? __shfl_sync(0xffffffffu, consumer, 0) : 0;
-      if constexpr (T::kQPerConsumer) {
-        if (tiles > 0) mbar_wait<T::kWaitSuspendNs>(&q_full[q_pair], q_fills % 2);
-      } else {
-        if (tiles > 0) mbar_wait<T::kWaitSuspendNs>(&q_full[q_fills % QB], (q_fills / QB) % 2);
-      }
+      if (tiles > 0) mbar_wait<T::kWaitSuspendNs>(&q_full[q_fills % QB], (q_fills / QB) % 2);
 
       // The pieces of one key tile j: the block's fill fills + j of the ring (stage (fills + j) % S,
       // that stage's fill number (fills + j) / S, hence the parity).
@@ -238,10 +212,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       const auto release_v = [&](int j) {
         if (lane == 0) mbar_arrive(&v_empty[stage(j)]);
       };
-      // ... and with Q: its last S has been waited for (the producer may load the next item's; v25:
-      // this consumer's rows of it).
+      // ... and with Q: its last S has been waited for (the producer may load the next item's).
       const auto release_q = [&] {
-        if (lane == 0) mbar_arrive(&q_empty[T::kQPerConsumer ? q_pair : q_fills % QB]);
+        if (lane == 0) mbar_arrive(&q_empty[q_fills % QB]);
       };
 // [turns]
       // v09's turns (the ping-pong below, and v18's idle consumer): named barriers 1, 2 (, 3), one
@@ -406,9 +379,6 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
             wgmma_wait<1>();  // S of tile j is done; P V of tile j - 1 may still run
             keep_in_registers(s_tile);
             release_k(j);
-            if constexpr (T::kQPerConsumer) {
-              if (j == tiles - 1) release_q();  // v25: the item's last S is done, before its softmax
-            }
             float factor[2];
             if constexpr (!T::kPackAsMade) {
               softmax_scores(j, masked, factor);
@@ -459,7 +429,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
           if (narrow) turn(tiles - 1, std::true_type{}, Narrow{});
         }
 // [narrow_last]
-        if (!T::kQPerConsumer || tiles == 1) release_q();  // the last S has been waited for (v25: in its turn)
+        release_q();  // the last S has been waited for
         const auto last_pv = [&](auto keys) {  // the last turn: P V of the last tile alone
           mbar_wait<T::kWaitSuspendNs>(&v_full[stage(tiles - 1)], parity(tiles - 1));
           wait_turn();
@@ -531,7 +501,7 @@ void launch_warp_specialized(const Shape& s, const __nv_bfloat16* q, const __nv_
     blocks = std::min(blocks, static_cast<unsigned>(tut::current_sm_count() * T::kMinBlocks));
   }
   tut::allow_dynamic_smem(attention_v07_wgmma<T>, T::kSmemBytes);
-  const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::kQPerConsumer ? 64 : T::Br);  // v25: a consumer's rows
+  const CUtensorMap map_q = head_map(q, s.sq, s.heads(), T::D, T::Br);
   const CUtensorMap map_k = head_map(k, s.sk, s.heads(), T::D, T::Bc);
   const CUtensorMap map_v = head_map(v, s.sk, s.heads(), T::D, T::Bc);
   attention_v07_wgmma<T><<<blocks, T::kThreads, T::kSmemBytes, stream>>>(

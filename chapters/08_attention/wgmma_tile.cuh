@@ -74,12 +74,6 @@ struct WgmmaTiles {
   /// first 64, is multiplied and softmaxed over those alone (S m64n64k16, P V of 4 k-steps);
   /// false (v07-v23): every tile over all its Bc keys, those past the end masked.
   static constexpr bool narrow_last_tile = false;
-  /// v25 (persistent, one Q tile, v10's overlap): each consumer's 64 rows of the Q tile loaded and
-  /// released on barriers of their own, released as soon as that consumer's last S of an item is
-  /// done, so that its rows of the next item load while the others still work; false (v07-v24):
-  /// the Q tile on one pair of barriers, the next loaded when every consumer is done with this
-  /// one, after its last softmax.
-  static constexpr bool q_per_consumer = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -111,13 +105,8 @@ struct WgmmaConfig {
   static constexpr bool kPairedWaits = Tiles::paired_waits;  ///< v22's turn waits, both polls in flight
   static constexpr bool kPackAsMade = Tiles::pack_as_made;  ///< v23's P packed as it is made
   static constexpr bool kNarrowLastTile = Tiles::narrow_last_tile;  ///< v24's narrow last key tile
-  static constexpr bool kQPerConsumer = Tiles::q_per_consumer;  ///< v25's Q slots of 64 rows, one per consumer
-  /// Pairs of Q barriers (full, empty): one per Q tile (kQBuffers), or (v25) one per consumer's 64
-  /// rows of the tile.
-  static constexpr int kQSlots = kQPerConsumer ? kConsumers : kQBuffers;
-  static constexpr int kQRowsBytes = kBoxes * 64 * 128;  ///< one consumer's 64 rows of a Q tile (v25: one load)
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
-  static constexpr int kBarriers = 2 * kQSlots + 4 * kStages;  ///< per Q buffer and per stage: full and empty
+  static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
   static constexpr int kSmemBytes = 1024 + kQBuffers * kQBytes + 2 * kStages * kKVBytes + 8 * kBarriers;
   /// Registers per thread the producer keeps (setmaxnreg.dec): it only issues TMA loads. 24; 32
@@ -142,7 +131,6 @@ struct WgmmaConfig {
   static_assert(!kMixedItems || kPingPong, "v18: the idle consumer keeps v09's turns");
   static_assert(!kEarlyPass || (kPingPong && kPersistent), "v20: turns across the items of a persistent block");
   static_assert(!kNarrowLastTile || (Bc == 176 && kPackAsMade), "v24: narrower products of v23's 176-key tiles");
-  static_assert(!kQPerConsumer || (kPersistent && kQBuffers == 1 && kOverlap), "v25: v13-v24's one Q tile, cut per consumer");
 };
 
 #if TUT_SM90A
@@ -502,14 +490,5 @@ struct V24Tiles128 : V23Tiles128 {
   static constexpr bool narrow_last_tile = true;  ///< (v23: false, the last tile over all 176 keys)
 };
 // [v24_config]
-
-// [v25_config]
-/// v25's tiles at D = 128: v24's, each consumer's rows of Q loaded and released on their own.
-/// (At D = 64 v17's two Q tiles already load the next item's Q a whole item ahead: v25 runs v23's
-/// tiles there.)
-struct V25Tiles128 : V24Tiles128 {
-  static constexpr bool q_per_consumer = true;  ///< (v24: false, one Q tile, the next loaded after both last softmaxes)
-};
-// [v25_config]
 
 }  // namespace attention
