@@ -346,7 +346,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       }
     }
   }
-  REQUIRE(ladder == 25);
+  REQUIRE(ladder == 26);
   REQUIRE(libraries_fp32 == 1);
   REQUIRE(libraries_bf16 == 1);
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).
@@ -488,7 +488,7 @@ TEST_CASE("bf16 rounding", "[attention][precision]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What the compiler made of the tensor-core kernels. The build compiles v04-v24 once more to PTX
+// What the compiler made of the tensor-core kernels. The build compiles v04-v25 once more to PTX
 // for sm_90a and runs ptxas -v on it (tutorial_resource_report() in CMakeLists.txt); these tests
 // read that. No GPU needed.
 // ---------------------------------------------------------------------------------------------
@@ -510,13 +510,13 @@ const char* const kWgmmaFiles[] = {"v07_wgmma",          "v09_ping_pong",       
                                    "v14_by_shape",       "v15_descriptor_steps", "v16_lazy_rescale",
                                    "v17_double_q",       "v18_mixed_items",     "v19_persistent_narrow",
                                    "v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits",
-                                   "v23_pack_as_made",   "v24_narrow_last_tile"};
+                                   "v23_pack_as_made",   "v24_narrow_last_tile", "v25_wide_o_stores"};
 
 /// The `mbarrier.try_wait` instructions of a PTX file: how many there are in all (`written`, every
 /// occurrence of the name), how many the parser read (`total`: any address and parity operand),
 /// how many carry a suspend-time hint (an operand after the parity: v21's), and how many are a
 /// pair polled at once (two in a row whose predicates the next instruction combines: v22's
-/// mbar_try_wait_both(), which v23 and v24 keep).
+/// mbar_try_wait_both(), which v23-v25 keep).
 struct TryWaits {
   int written = 0, total = 0, hinted = 0, paired = 0;
 };
@@ -586,7 +586,8 @@ TEST_CASE("the barrier waits: v21's on carry a suspend-time hint, v22's on poll 
                      << " paired");
       REQUIRE(w.total > 0);           // the parser found the waits ...
       REQUIRE(w.total == w.written);  // ... all of them: a form it cannot read fails here, not passes
-      const bool from_v22 = name == "v22_paired_waits" || name == "v23_pack_as_made" || name == "v24_narrow_last_tile";
+      const bool from_v22 = name == "v22_paired_waits" || name == "v23_pack_as_made" || name == "v24_narrow_last_tile" ||
+                            name == "v25_wide_o_stores";
       const bool from_v21 = name == "v21_sleeping_waits" || from_v22;
       if (from_v21) {
         REQUIRE(w.hinted == w.total);  // every wait sleeps (v21 on)
@@ -608,7 +609,8 @@ TEST_CASE("P's packs: v23's stand between its exponentials, the steps before pac
     DYNAMIC_SECTION(stem) {
       const int interleaved = packs_after_an_exponential(read_text_file(report_path(stem, ".ptx")));
       INFO(interleaved << " packs right after an exponential");
-      if (std::string(stem) == "v23_pack_as_made" || std::string(stem) == "v24_narrow_last_tile") {
+      if (std::string(stem) == "v23_pack_as_made" || std::string(stem) == "v24_narrow_last_tile" ||
+          std::string(stem) == "v25_wide_o_stores") {
         // Its four overlapped turns (D = 64 and 128, with and without the mask): a pack after
         // each pair of keys of both rows, 2 x 32 at 128 keys and 2 x 44 at 176.
         REQUIRE(interleaved >= 2 * 32 + 2 * 44);
@@ -619,7 +621,7 @@ TEST_CASE("P's packs: v23's stand between its exponentials, the steps before pac
   }
 }
 
-TEST_CASE("v24's D = 128 kernel has S products over 64 keys (its narrowed last tiles), the steps before it none (PTX, sm_90a)",
+TEST_CASE("v24's D = 128 kernel (and v25's) has S products over 64 keys (its narrowed last tiles), the steps before it none (PTX, sm_90a)",
           "[attention][resources]") {
   for (const char* stem : kWgmmaFiles) {
     DYNAMIC_SECTION(stem) {
@@ -648,7 +650,7 @@ TEST_CASE("v24's D = 128 kernel has S products over 64 keys (its narrowed last t
       REQUIRE(products >= 8);  // the parser read the S products (D / 16 per tile): a form it cannot read fails
       if (std::string(stem) < "v11") {  // (the stems sort in ladder order)
         REQUIRE(n64 == 0);  // v07-v10: 128-key tiles, S 128 wide
-      } else if (std::string(stem) == "v24_narrow_last_tile") {
+      } else if (std::string(stem) >= "v24") {  // v24, v25
         REQUIRE(n64 >= 8);  // D / 16 k-steps of the narrowed tile's S
         REQUIRE(n128 == 0);
       } else {

@@ -118,7 +118,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                                                    nullptr),
                       std::invalid_argument);  // misaligned Q: 16-byte copies impossible
   }
-  // v07, v09-v24 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
+  // v07, v09-v25 refuse D = 80 everywhere, and off Hopper (or without sm_90a code) any shape.
   for (const auto launch : {launch_attention_v07_wgmma, launch_attention_v09_ping_pong, launch_attention_v10_overlap,
                             launch_attention_v11_wide_tiles, launch_attention_v12_three_consumers,
                             launch_attention_v13_persistent, launch_attention_v14_by_shape,
@@ -126,7 +126,8 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                             launch_attention_v17_double_q, launch_attention_v18_mixed_items,
                             launch_attention_v19_persistent_narrow, launch_attention_v20_turns_across_items,
                             launch_attention_v21_sleeping_waits, launch_attention_v22_paired_waits,
-                            launch_attention_v23_pack_as_made, launch_attention_v24_narrow_last_tile}) {
+                            launch_attention_v23_pack_as_made, launch_attention_v24_narrow_last_tile,
+                            launch_attention_v25_wide_o_stores}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -134,7 +135,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data() + 1, h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);  // misaligned K: TMA needs 16-byte aligned tensors
     } else {
-      WARN("v07_wgmma, v09-v24: " << unsupported_v7(s));
+      WARN("v07_wgmma, v09-v25: " << unsupported_v7(s));
       REQUIRE_THROWS_AS(launch(s, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                         std::invalid_argument);
     }
@@ -266,10 +267,10 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
   std::vector<Shape> shapes = {{1, 140, 1024, 256, 64, false}, {1, 150, 1500, 1000, 64, true}, {1, 140, 300, 100, 128, true}};
   if (tut::testing::sanitizing()) shapes = {{1, 140, 300, 100, 128, true}};
   // v21 runs v20's kernels with sleeping waits, v22 with each turn's waits paired, v23 with each
-  // turn's P packed as it is made, v24 with an item's last tile narrowed: the same turns, and their
-  // waits meet them here too.
+  // turn's P packed as it is made, v24 with an item's last tile narrowed, v25 with O stored in
+  // 16-byte pieces: the same turns, and their waits meet them here too.
   for (const char* name : {"v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits", "v23_pack_as_made",
-                           "v24_narrow_last_tile"}) {
+                           "v24_narrow_last_tile", "v25_wide_o_stores"}) {
     DYNAMIC_SECTION(name) {
       require_named_version_correct(name, shapes, tut::testing::seed() + 70, [](const Shape& s) {
         REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128) ...
@@ -305,6 +306,48 @@ TEST_CASE("an item's last key tile narrowed: keys that end in its first 64 of 17
   });
   REQUIRE(narrowed >= 4);  // the shapes take both paths
   REQUIRE(whole >= 3);
+}
+
+TEST_CASE("O in 16-byte pieces: v25's O and lse are v24's bit for bit, with O aligned or not", "[attention][v25]") {
+  // v25 moves each thread's bf16 pairs of O within its quad (quad_transpose()) and stores 16 bytes
+  // at a time; the values are v24's, so the bits must be too: at D = 64 (three consumers, 192-row
+  // items; v19's 128-row tiles at S1024 with the mask) and D = 128, rows past Sq among them. With O
+  // 4 bytes off a 16-byte boundary (v24's stores of one bf16 pair need 4) v25 runs v24's kernel.
+  const Version* v24 = nullptr;
+  const Version* v25 = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == "v24_narrow_last_tile") v24 = &v;
+    if (v.info.name == "v25_wide_o_stores") v25 = &v;
+  }
+  REQUIRE(v24 != nullptr);
+  REQUIRE(v25 != nullptr);
+  const std::vector<Shape> shapes = {{1, 140, 300, 400, 64, false}, {2, 4, 1024, 1024, 64, true},
+                                     {1, 140, 200, 300, 128, false}, {1, 3, 777, 500, 128, true}};
+  for (const Shape& s : shapes) {
+    INFO(shape_text(s));
+    if (!runnable(*v25, s)) {
+      WARN("v25_wide_o_stores: " << v25->unsupported(s));
+      continue;
+    }
+    const attention::testing::Inputs in = attention::testing::make_inputs(s, Precision::bf16, tut::testing::seed() + 95);
+    const std::size_t nq = in.q.size(), rows = static_cast<std::size_t>(s.heads() * s.sq);
+    using attention::testing::to_bf16;
+    tut::DeviceBuffer<__nv_bfloat16> q(to_bf16(in.q)), k(to_bf16(in.k)), v(to_bf16(in.v));
+    tut::DeviceBuffer<__nv_bfloat16> o24(nq), o25(nq + 8);
+    tut::DeviceBuffer<float> lse24(rows), lse25(rows);
+    v24->kernel.bf16(s, q.data(), k.data(), v.data(), o24.data(), lse24.data(), nullptr, nullptr);
+    const std::vector<__nv_bfloat16> want = o24.to_host();
+    const std::vector<float> want_lse = lse24.to_host();
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{2}}) {  // elements: O at 16-byte alignment, then 4 bytes off
+      INFO("O offset by " << offset << " elements");
+      CUDA_CHECK(cudaMemset(o25.data(), 0xFF, o25.bytes()));
+      v25->kernel.bf16(s, q.data(), k.data(), v.data(), o25.data() + offset, lse25.data(), nullptr, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<__nv_bfloat16> all = o25.to_host();
+      REQUIRE(std::memcmp(all.data() + offset, want.data(), nq * sizeof(__nv_bfloat16)) == 0);
+      REQUIRE(tut::testing::compare_bits(lse25.to_host(), want_lse) == "");
+    }
+  }
 }
 
 TEST_CASE("fresh inputs, not one fixed data set", "[attention][seeds]") {

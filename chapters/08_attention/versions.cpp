@@ -107,6 +107,10 @@ const std::vector<Version>& versions() {
                                 "multiplied and softmaxed over those 64 alone (D = 128)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v24_narrow_last_tile}, 0.0, unsupported_v7, nullptr},
+      {{"v25_wide_o_stores", "v24 with O stored in 16-byte pieces, each thread's bf16 pairs first moved within "
+                             "its quad by shuffles (8 stores per thread and row set at D = 128, not 32)",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v25_wide_o_stores}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

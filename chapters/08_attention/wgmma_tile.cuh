@@ -74,6 +74,10 @@ struct WgmmaTiles {
   /// first 64, is multiplied and softmaxed over those alone (S m64n64k16, P V of 4 k-steps);
   /// false (v07-v23): every tile over all its Bc keys, those past the end masked.
   static constexpr bool narrow_last_tile = false;
+  /// v25: O stored in 16-byte pieces, each thread's bf16 pairs first moved within its quad (a 4 x 4
+  /// transpose of 4-byte values by two rounds of shuffles) so that a thread holds 8 adjacent
+  /// columns of a row; false (v07-v24): 4 bytes (one pair) per store, 32 stores per thread at D = 128.
+  static constexpr bool wide_o_stores = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -105,6 +109,7 @@ struct WgmmaConfig {
   static constexpr bool kPairedWaits = Tiles::paired_waits;  ///< v22's turn waits, both polls in flight
   static constexpr bool kPackAsMade = Tiles::pack_as_made;  ///< v23's P packed as it is made
   static constexpr bool kNarrowLastTile = Tiles::narrow_last_tile;  ///< v24's narrow last key tile
+  static constexpr bool kWideOStores = Tiles::wide_o_stores;  ///< v25's 16-byte stores of O
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -187,6 +192,35 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32
 // [pv]
 
 #endif  // TUT_SM90A
+
+/// v25: a 4 x 4 transpose of 4-byte values within each quad of lanes (t = lane % 4), for each of
+/// kGroups groups of four: on entry `v[4 k + c]` is this thread's value of column c of group k, on
+/// return thread t holds column t of group k from the quad's threads 0-3, in that order. Two
+/// rounds of shuffles, lanes 1 then 2 apart: in each round a thread keeps half of the pairs of
+/// columns that round pairs and trades the other half with its partner. Every lane of the warp
+/// must call it.
+template <int kGroups>
+__device__ __forceinline__ void quad_transpose(std::uint32_t (&v)[4 * kGroups], int t) {
+#pragma unroll
+  for (int m = 1; m <= 2; m *= 2) {
+    const bool high = (t & m) != 0;  // keeps the column of the pair with this bit set
+#pragma unroll
+    for (int k = 0; k < kGroups; ++k) {
+#pragma unroll
+      for (int a = 0; a < 4; ++a) {
+        if ((a & m) != 0) continue;
+        std::uint32_t& lo = v[4 * k + a];
+        std::uint32_t& hi = v[4 * k + (a | m)];
+        const std::uint32_t got = __shfl_xor_sync(0xffffffffu, high ? lo : hi, m);
+        if (high) {
+          lo = got;
+        } else {
+          hi = got;
+        }
+      }
+    }
+  }
+}
 
 /// v24: the S array of a turn's tile: the whole tile's (`whole`, sc) when kWhole, else a narrowed
 /// tile's registers of its own (`narrow`).
@@ -490,5 +524,21 @@ struct V24Tiles128 : V23Tiles128 {
   static constexpr bool narrow_last_tile = true;  ///< (v23: false, the last tile over all 176 keys)
 };
 // [v24_config]
+
+// [v25_config]
+/// v25's tiles: v23's at D = 64 (and v21's 128-row ones, V25Narrow64) and v24's at D = 128, each
+/// storing O in 16-byte pieces.
+struct V25Tiles64 : V23Tiles64 {
+  static constexpr bool wide_o_stores = true;  ///< (v24: false, 4 bytes per store)
+};
+/// v21's 128-row tiles at D = 64 (v23 and v24 run them), O stored in 16-byte pieces.
+struct V25Narrow64 : V21Narrow64 {
+  static constexpr bool wide_o_stores = true;  ///< (v24: false, 4 bytes per store)
+};
+/// v24's tiles at D = 128, O stored in 16-byte pieces.
+struct V25Tiles128 : V24Tiles128 {
+  static constexpr bool wide_o_stores = true;  ///< (v24: false, 4 bytes per store)
+};
+// [v25_config]
 
 }  // namespace attention
