@@ -31,6 +31,19 @@ namespace attention {
 /// busiest block, 0.42 ms) +1.5-3%, at B1 H32 S8192 D128 (16 items of 47 tiles) +1.5-3%; at D = 64
 /// (16 four-byte stores per thread, not 32) +1-3% at S1024 (3 items per block in 47 us), +1-2% at
 /// S4096; with the mask about the same.
+///
+/// **Measured first in a development call** (H200, commit 949d5b5; correct over the default
+/// shapes, the size sweep, the turns test and `[v25]`, clean under memcheck and racecheck; two runs
+/// of 30 repetitions in each order, ratio to v24 in the same run): 1.034-1.035x at B2 H16 S4096
+/// D128 (673.1-674.0 TFLOP/s) and 1.035-1.038x with the mask, 1.020-1.021x at B1 H32 S8192 D128
+/// with the mask and 0.98-1.04x without it (v24's own row moved by 3%), 1.013-1.015x at B4 H16
+/// S1024 D64 and 1.019-1.033x with the mask, 1.003-1.005x at S4096 D64 and 1.005-1.011x with the
+/// mask. Above the prediction at S4096 D128, under it at S4096 D64.
+///
+/// **Predicted for the chapter's recorded run** (written before it): 1.03-1.04x v24 at S4096 D128
+/// with and without the mask (level with cuDNN or just past it: v24 was at 0.973x), 1.01-1.03x at
+/// S8192 D128 and at S1024 D64 with and without the mask (S1024 D64 still behind cuDNN, about
+/// 0.97x), 1.00-1.01x at S4096 D64.
 // [launch]
 void launch_attention_v25_wide_o_stores(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                         const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,

@@ -199,6 +199,7 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[T::D / 2], const std::uint32
 /// rounds of shuffles, lanes 1 then 2 apart: in each round a thread keeps half of the pairs of
 /// columns that round pairs and trades the other half with its partner. Every lane of the warp
 /// must call it.
+// [quad_transpose]
 template <int kGroups>
 __device__ __forceinline__ void quad_transpose(std::uint32_t (&v)[4 * kGroups], int t) {
 #pragma unroll
@@ -221,6 +222,7 @@ __device__ __forceinline__ void quad_transpose(std::uint32_t (&v)[4 * kGroups], 
     }
   }
 }
+// [quad_transpose]
 
 /// v24: the S array of a turn's tile: the whole tile's (`whole`, sc) when kWhole, else a narrowed
 /// tile's registers of its own (`narrow`).
