@@ -12,12 +12,12 @@ namespace attention {
 /// 4 to 32 heads, Sk 2112 to 8448; the chapter page), a run costs 8.6 us, an item 3.7 us and a key
 /// tile 2.0 us per block: the seam between two items costs nearly two tiles. Giving each
 /// consumer's rows of Q barriers of their own, released right after its last S (so that the next
-/// item's Q loads earlier), changed nothing (1.00x at S4096 D128; "Tried after v24"). A clock64()
-/// timeline of the seams (development build, B2 H16 S4096 D128) put 2000-3000 cycles in the
-/// epilogue and another 1500-3600 before the next item's first instruction: the stores of O.
-/// Each thread holds 4 bytes (a bf16 pair) of every 16-byte chunk of its two rows, and v24
-/// stores them as they lie: 32 four-byte stores per thread at D = 128, each warp instruction
-/// touching 8 rows, 16 bytes in each, which the load/store unit takes one 128-byte line at a time.
+/// item's Q loads earlier), changed nothing (1.00x at S4096 D128; the page, "Where an item's seam
+/// goes"). A clock64() timeline of the seams (development build, B2 H16 S4096 D128) put 1440-3920
+/// cycles in the epilogue and another 1300-3650 before the next item's first instruction: the
+/// stores of O. Each thread holds 4 bytes (a bf16 pair) of every 16-byte chunk of its two rows,
+/// and v24 stores them as they lie: 32 four-byte stores per thread at D = 128, each warp
+/// instruction writing 16 bytes into each of 8 rows (8 lines of 128 bytes).
 /// A quad of threads holds whole chunks between its four lanes: a 4 x 4 transpose of its 4-byte
 /// values (two rounds of shuffles, quad_transpose()) gives each thread 16 contiguous bytes, and 8
 /// stores of 16 bytes replace the 32.
