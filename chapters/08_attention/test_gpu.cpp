@@ -335,16 +335,27 @@ TEST_CASE("O in 16-byte pieces: v25's O and lse are v24's bit for bit, with O al
     tut::DeviceBuffer<__nv_bfloat16> q(to_bf16(in.q)), k(to_bf16(in.k)), v(to_bf16(in.v));
     tut::DeviceBuffer<__nv_bfloat16> o24(nq), o25(nq + 8);
     tut::DeviceBuffer<float> lse24(rows), lse25(rows);
+    // Every output poisoned first (0xFF: NaN in bf16 and in fp32), so that a row left unwritten
+    // shows, and NaN never matches.
+    CUDA_CHECK(cudaMemset(o24.data(), 0xFF, o24.bytes()));
+    CUDA_CHECK(cudaMemset(lse24.data(), 0xFF, lse24.bytes()));
     v24->kernel.bf16(s, q.data(), k.data(), v.data(), o24.data(), lse24.data(), nullptr, nullptr);
     const std::vector<__nv_bfloat16> want = o24.to_host();
     const std::vector<float> want_lse = lse24.to_host();
+    REQUIRE(std::all_of(want.begin(), want.end(), [](__nv_bfloat16 x) { return std::isfinite(__bfloat162float(x)); }));
+    REQUIRE(std::none_of(want_lse.begin(), want_lse.end(), [](float x) { return std::isnan(x); }));
     for (const std::size_t offset : {std::size_t{0}, std::size_t{2}}) {  // elements: O at 16-byte alignment, then 4 bytes off
       INFO("O offset by " << offset << " elements");
       CUDA_CHECK(cudaMemset(o25.data(), 0xFF, o25.bytes()));
+      CUDA_CHECK(cudaMemset(lse25.data(), 0xFF, lse25.bytes()));
       v25->kernel.bf16(s, q.data(), k.data(), v.data(), o25.data() + offset, lse25.data(), nullptr, nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());
       const std::vector<__nv_bfloat16> all = o25.to_host();
       REQUIRE(std::memcmp(all.data() + offset, want.data(), nq * sizeof(__nv_bfloat16)) == 0);
+      // ... and nothing written around O (the buffer's elements before and after it keep the poison)
+      const auto untouched = [&](std::size_t i) { return reinterpret_cast<const std::uint16_t&>(all[i]) == 0xFFFFu; };
+      for (std::size_t i = 0; i < offset; ++i) REQUIRE(untouched(i));
+      for (std::size_t i = offset + nq; i < all.size(); ++i) REQUIRE(untouched(i));
       REQUIRE(tut::testing::compare_bits(lse25.to_host(), want_lse) == "");
     }
   }

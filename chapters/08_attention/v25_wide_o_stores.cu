@@ -55,8 +55,8 @@ namespace attention {
 void launch_attention_v25_wide_o_stores(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                         const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* /*workspace*/,
                                         cudaStream_t stream) {
-  if (reinterpret_cast<std::uintptr_t>(o) % 16 != 0) {  // 16-byte stores need O 16-byte aligned: v24's kernel
-    launch_by_shape<V23Tiles64, V21Narrow64, V24Tiles128>(s, q, k, v, o, lse, stream, "v25_wide_o_stores");
+  if (reinterpret_cast<std::uintptr_t>(o) % 16 != 0) {  // 16-byte stores need O 16-byte aligned: v24 as it is
+    launch_attention_v24_narrow_last_tile(s, q, k, v, o, lse, nullptr, stream);
     return;
   }
   launch_by_shape<V25Tiles64, V25Narrow64, V25Tiles128>(s, q, k, v, o, lse, stream, "v25_wide_o_stores");

@@ -333,7 +333,8 @@ constexpr bool same_wgmma_tiles() {
          A::advance_descriptors == B::advance_descriptors && A::lazy_rescale == B::lazy_rescale &&
          A::q_buffers == B::q_buffers && A::mixed_items == B::mixed_items && A::early_pass == B::early_pass &&
          A::wait_suspend_ns == B::wait_suspend_ns && A::paired_waits == B::paired_waits &&
-         A::pack_as_made == B::pack_as_made && A::narrow_last_tile == B::narrow_last_tile;
+         A::pack_as_made == B::pack_as_made && A::narrow_last_tile == B::narrow_last_tile &&
+         A::wide_o_stores == B::wide_o_stores;
 }
 
 // [v07_config]
