@@ -106,14 +106,16 @@ class Guarded {
     CUDA_CHECK(cudaMemcpy(out.data(), data(), n_ * sizeof(T), cudaMemcpyDeviceToHost));
     return out;
   }
-  /// "" if both guards still hold the sentinel; else where the first overwritten byte is.
+  /// "" if both guards still hold the sentinel; else where the first overwritten byte is. (Only
+  /// the two guards are copied back: the inside is the caller's to read.)
   std::string check_guards() const {
-    const std::vector<T> all = all_.to_host();
-    const auto* bytes = reinterpret_cast<const unsigned char*>(all.data());
-    const std::size_t guard_bytes = kGuard * sizeof(T), inside = n_ * sizeof(T);
+    const std::size_t guard_bytes = kGuard * sizeof(T);
+    std::vector<unsigned char> before(guard_bytes), after(guard_bytes);
+    CUDA_CHECK(cudaMemcpy(before.data(), all_.data(), guard_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(after.data(), all_.data() + kGuard + n_, guard_bytes, cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < guard_bytes; ++i) {
-      if (bytes[i] != 0x5A) return "written before the start, at byte " + std::to_string(i) + " of the guard";
-      if (bytes[guard_bytes + inside + i] != 0x5A) return "written past the end, at element n + " + std::to_string(i / sizeof(T));
+      if (before[i] != 0x5A) return "written before the start, at byte " + std::to_string(i) + " of the guard";
+      if (after[i] != 0x5A) return "written past the end, at element n + " + std::to_string(i / sizeof(T));
     }
     return "";
   }
