@@ -193,7 +193,7 @@ void check_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 /// Scaled dot-product attention forward, scale 1 / sqrt(D), the causal mask aligned bottom-right
 /// (query i sees key j iff j <= i + Sk - Sq): returns O (q's dtype) and the float32 logsumexp of
 /// each row of scores [B, H, Sq] (-inf, with O = 0, for a row that sees no key). bfloat16:
-/// v25_wide_o_stores (v06, v05, v04 where it cannot: D = 64 or 128); float32: v08_split_tf32 (fp32 accuracy on
+/// v26_straight_epilogue (v06, v05, v04 where it cannot: D = 64 or 128); float32: v08_split_tf32 (fp32 accuracy on
 /// the tensor cores, sm_80+; D = 64 or 128), v03_warp_rows where it cannot, else v01_online_row
 /// (D <= 256), else v00_naive.
 std::tuple<at::Tensor, at::Tensor> attention_cuda(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -209,7 +209,7 @@ std::tuple<at::Tensor, at::Tensor> attention_cuda(const at::Tensor& q, const at:
   const bool bf16 = q.scalar_type() == at::kBFloat16;
   const attention::Version& ver = pick_version(
       attention::versions(),
-      bf16 ? std::vector<const char*>{"v25_wide_o_stores", "v06_causal_balance", "v05_cp_async", "v04_mma"}
+      bf16 ? std::vector<const char*>{"v26_straight_epilogue", "v06_causal_balance", "v05_cp_async", "v04_mma"}
            : std::vector<const char*>{"v08_split_tf32", "v03_warp_rows", "v01_online_row", "v00_naive"},
       [&](const attention::Version& x) { return x.unsupported ? x.unsupported(s) : std::string(); }, kAttention);
   const double bytes = ver.workspace_bytes ? ver.workspace_bytes(s) : 0.0;

@@ -389,6 +389,9 @@ void launch_attention_v24_narrow_last_tile(const Shape& s, const __nv_bfloat16* 
 void launch_attention_v25_wide_o_stores(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
                                         const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
                                         cudaStream_t stream);
+void launch_attention_v26_straight_epilogue(const Shape& s, const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                            const __nv_bfloat16* v, __nv_bfloat16* o, float* lse, void* workspace,
+                                            cudaStream_t stream);
 /// v14's choice: true where it runs v13's tiles (192 query rows at D = 64; any D but 64), false
 /// where v07's 128-row tiles at D = 64 (v13's would compute more than 1.16x as many scores).
 bool v14_wide_tiles(const Shape& s);

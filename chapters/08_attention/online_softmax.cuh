@@ -76,6 +76,25 @@ __device__ __forceinline__ float inverse_sum(float l) { return l > 0.0f ? 1.0f /
 /// The row's logsumexp in natural units from its base-2 max `m` and sum `l`; -inf if l = 0.
 __device__ __forceinline__ float row_lse(float m, float l) { return l > 0.0f ? m * kLn2 + logf(l) : -INFINITY; }
 
+// [fast_epilogue]
+/// v26: inverse_sum() by the hardware's approximate reciprocal (`rcp.approx.ftz.f32`, about 1
+/// ulp; l >= 1 for a row that saw a key, far from where the approximation loses anything), no
+/// slow path.
+__device__ __forceinline__ float fast_inverse_sum(float l) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(l));
+  return l > 0.0f ? r : 0.0f;
+}
+
+/// v26: row_lse() by the hardware's approximate log2 (`lg2.approx.ftz.f32`, absolute error about
+/// 2^-22), no polynomial: (m + log2 l) ln 2.
+__device__ __forceinline__ float fast_row_lse(float m, float l) {
+  float lg;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(lg) : "f"(l));
+  return l > 0.0f ? (m + lg) * kLn2 : -INFINITY;
+}
+// [fast_epilogue]
+
 /// Max over the lanes of a group of `kWidth` consecutive lanes (a power of two <= 32).
 template <int kWidth>
 __device__ __forceinline__ float group_max(float x) {

@@ -346,7 +346,7 @@ TEST_CASE("the registry: unique names, an ordered vN ladder, one library row per
       }
     }
   }
-  REQUIRE(ladder == 26);
+  REQUIRE(ladder == 27);
   REQUIRE(libraries_fp32 == 1);
   REQUIRE(libraries_bf16 == 1);
   // The unfused paths say how much memory S takes (the executable skips them where it does not fit).
@@ -488,7 +488,7 @@ TEST_CASE("bf16 rounding", "[attention][precision]") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What the compiler made of the tensor-core kernels. The build compiles v04-v25 once more to PTX
+// What the compiler made of the tensor-core kernels. The build compiles v04-v26 once more to PTX
 // for sm_90a and runs ptxas -v on it (tutorial_resource_report() in CMakeLists.txt); these tests
 // read that. No GPU needed.
 // ---------------------------------------------------------------------------------------------
@@ -510,13 +510,14 @@ const char* const kWgmmaFiles[] = {"v07_wgmma",          "v09_ping_pong",       
                                    "v14_by_shape",       "v15_descriptor_steps", "v16_lazy_rescale",
                                    "v17_double_q",       "v18_mixed_items",     "v19_persistent_narrow",
                                    "v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits",
-                                   "v23_pack_as_made",   "v24_narrow_last_tile", "v25_wide_o_stores"};
+                                   "v23_pack_as_made",   "v24_narrow_last_tile", "v25_wide_o_stores",
+                                   "v26_straight_epilogue"};
 
 /// The `mbarrier.try_wait` instructions of a PTX file: how many there are in all (`written`, every
 /// occurrence of the name), how many the parser read (`total`: any address and parity operand),
 /// how many carry a suspend-time hint (an operand after the parity: v21's), and how many are a
 /// pair polled at once (two in a row whose predicates the next instruction combines: v22's
-/// mbar_try_wait_both(), which v23-v25 keep).
+/// mbar_try_wait_both(), which v23-v26 keep).
 struct TryWaits {
   int written = 0, total = 0, hinted = 0, paired = 0;
 };
@@ -648,12 +649,53 @@ TEST_CASE("v24's D = 128 kernel (and v25's) has S products over 64 keys (its nar
       REQUIRE(products >= 8);  // the parser read the S products (D / 16 per tile): a form it cannot read fails
       if (std::string(stem) < "v11") {  // (the stems sort in ladder order)
         REQUIRE(n64 == 0);  // v07-v10: 128-key tiles, S 128 wide
-      } else if (std::string(stem) >= "v24") {  // v24, v25
+      } else if (std::string(stem) >= "v24") {  // v24-v26 (v26 runs v25's kernel at D = 128)
         REQUIRE(n64 >= 8);  // D / 16 k-steps of the narrowed tile's S
         REQUIRE(n128 == 0);
       } else {
         REQUIRE(n64 + n128 == 0);  // v11-v23: every S 176 keys wide
       }
+    }
+  }
+}
+
+TEST_CASE("v26's D = 64 kernels take 1 / l and lse by rcp.approx and lg2.approx, every other kernel 1 / l by rcp.rn (PTX, sm_90a)",
+          "[attention][resources]") {
+  for (const char* stem : kWgmmaFiles) {
+    DYNAMIC_SECTION(stem) {
+      // Per kernel entry: its tiles' name (V26Tiles64, V25Tiles128, ...) and its instructions.
+      const std::string ptx = read_text_file(report_path(stem, ".ptx"));
+      std::istringstream in(ptx);
+      struct Count {
+        std::string tiles;
+        int rcp_approx = 0, lg2_approx = 0, rcp_rn = 0;
+      };
+      std::vector<Count> kernels;
+      static const std::regex tiles_name(R"((V\d+[A-Za-z]+\d+)E)");
+      std::smatch m;
+      for (std::string line; std::getline(in, line);) {
+        if (line.find(".entry") != std::string::npos) {
+          kernels.push_back({std::regex_search(line, m, tiles_name) ? m[1].str() : line});
+        }
+        if (kernels.empty()) continue;
+        kernels.back().rcp_approx += line.find("rcp.approx.ftz.f32") != std::string::npos ? 1 : 0;
+        kernels.back().lg2_approx += line.find("lg2.approx.ftz.f32") != std::string::npos ? 1 : 0;
+        kernels.back().rcp_rn += line.find("rcp.rn.f32") != std::string::npos ? 1 : 0;
+      }
+      REQUIRE(!kernels.empty());
+      for (const Count& k : kernels) {
+        INFO(k.tiles << ": " << k.rcp_approx << " rcp.approx, " << k.lg2_approx << " lg2.approx, " << k.rcp_rn
+                     << " rcp.rn");
+        if (k.tiles == "V26Tiles64" || k.tiles == "V26Narrow64") {
+          REQUIRE(k.rcp_approx == 2);  // v26's epilogue: each of a thread's two rows once ...
+          REQUIRE(k.lg2_approx == 2);
+          REQUIRE(k.rcp_rn == 0);  // ... and no IEEE reciprocal left
+        } else {
+          REQUIRE(k.rcp_rn >= 1);  // the parser found the epilogue's 1 / l: a form it cannot read fails here
+          REQUIRE(k.rcp_approx + k.lg2_approx == 0);  // v07-v25, and v26 at D = 128 (v25's kernel)
+        }
+      }
+      if (std::string(stem) == "v26_straight_epilogue") REQUIRE(kernels.size() == 3);  // D = 64 wide, narrow; D = 128
     }
   }
 }

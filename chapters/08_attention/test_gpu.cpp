@@ -3,8 +3,10 @@
 // slowly), rows that see no key, unsupported head dimensions, fresh seeds, and beyond 2^31
 // elements ([large]).
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <regex>
 #include <stdexcept>
@@ -127,7 +129,7 @@ TEST_CASE("the fused launchers refuse what they do not support instead of comput
                             launch_attention_v19_persistent_narrow, launch_attention_v20_turns_across_items,
                             launch_attention_v21_sleeping_waits, launch_attention_v22_paired_waits,
                             launch_attention_v23_pack_as_made, launch_attention_v24_narrow_last_tile,
-                            launch_attention_v25_wide_o_stores}) {
+                            launch_attention_v25_wide_o_stores, launch_attention_v26_straight_epilogue}) {
     REQUIRE_THROWS_AS(launch(bad_d, h.data(), h.data(), h.data(), h.data(), lse.data(), nullptr, nullptr),
                       std::invalid_argument);
     const Shape s{1, 1, 8, 8, 64, false};
@@ -271,7 +273,7 @@ TEST_CASE("turns across items: many items per persistent block, short ones and o
   // turn's P packed as it is made, v24 with an item's last tile narrowed, v25 with O stored in
   // 16-byte pieces: the same turns, and their waits meet them here too.
   for (const char* name : {"v20_turns_across_items", "v21_sleeping_waits", "v22_paired_waits", "v23_pack_as_made",
-                           "v24_narrow_last_tile", "v25_wide_o_stores"}) {
+                           "v24_narrow_last_tile", "v25_wide_o_stores", "v26_straight_epilogue"}) {
     DYNAMIC_SECTION(name) {
       require_named_version_correct(name, shapes, tut::testing::seed() + 70, [](const Shape& s) {
         REQUIRE(v14_wide_tiles(s));  // the tiles that take turns (192 rows at D = 64, 128 at D = 128) ...
@@ -358,6 +360,87 @@ TEST_CASE("O in 16-byte pieces: v25's O and lse are v24's bit for bit, with O al
       for (std::size_t i = 0; i < offset; ++i) REQUIRE(untouched(i));
       for (std::size_t i = offset + nq; i < all.size(); ++i) REQUIRE(untouched(i));
       REQUIRE(tut::testing::compare_bits(lse25.to_host(), want_lse) == "");
+    }
+  }
+}
+
+TEST_CASE("the epilogue in a straight line: v26's O is v25's but for the reciprocal's last bit, its lse within a few ulp",
+          "[attention][v26]") {
+  // v26 takes 1 / l by rcp.approx and lse by lg2.approx where v25 takes an IEEE reciprocal and
+  // logf(): at D = 64 (192-row items, rows past Sq; v19's 128-row tiles at S1024 with the mask;
+  // Sq > Sk with the mask, whose first rows see no key: O exactly 0, lse exactly -inf) O may move
+  // by one bf16 step where the product lands next to a rounding boundary, lse by a few fp32 ulp.
+  // At D = 128 v26 runs v25's kernel: bit for bit. With O 4 bytes off a 16-byte boundary both run v24's.
+  const Version* v25 = nullptr;
+  const Version* v26 = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == "v25_wide_o_stores") v25 = &v;
+    if (v.info.name == "v26_straight_epilogue") v26 = &v;
+  }
+  REQUIRE(v25 != nullptr);
+  REQUIRE(v26 != nullptr);
+  const std::vector<Shape> shapes = {{1, 140, 300, 400, 64, false}, {2, 4, 1024, 1024, 64, true},
+                                     {1, 3, 777, 500, 64, true},    {1, 140, 200, 300, 128, false},
+                                     {1, 3, 777, 500, 128, true}};
+  for (const Shape& s : shapes) {
+    INFO(shape_text(s));
+    if (!runnable(*v26, s)) {
+      WARN("v26_straight_epilogue: " << v26->unsupported(s));
+      continue;
+    }
+    const attention::testing::Inputs in = attention::testing::make_inputs(s, Precision::bf16, tut::testing::seed() + 97);
+    const std::size_t nq = in.q.size(), rows = static_cast<std::size_t>(s.heads() * s.sq);
+    using attention::testing::to_bf16;
+    tut::DeviceBuffer<__nv_bfloat16> q(to_bf16(in.q)), k(to_bf16(in.k)), v(to_bf16(in.v));
+    tut::DeviceBuffer<__nv_bfloat16> o25(nq), o26(nq + 8);
+    tut::DeviceBuffer<float> lse25(rows), lse26(rows);
+    CUDA_CHECK(cudaMemset(o25.data(), 0xFF, o25.bytes()));  // poisoned: NaN in bf16 and fp32
+    CUDA_CHECK(cudaMemset(lse25.data(), 0xFF, lse25.bytes()));
+    v25->kernel.bf16(s, q.data(), k.data(), v.data(), o25.data(), lse25.data(), nullptr, nullptr);
+    const std::vector<__nv_bfloat16> want = o25.to_host();
+    const std::vector<float> want_lse = lse25.to_host();
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{2}}) {  // elements: O at 16-byte alignment, then 4 bytes off
+      INFO("O offset by " << offset << " elements");
+      CUDA_CHECK(cudaMemset(o26.data(), 0xFF, o26.bytes()));
+      CUDA_CHECK(cudaMemset(lse26.data(), 0xFF, lse26.bytes()));
+      v26->kernel.bf16(s, q.data(), k.data(), v.data(), o26.data() + offset, lse26.data(), nullptr, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<__nv_bfloat16> all = o26.to_host();
+      const std::vector<float> got_lse = lse26.to_host();
+      if (s.d == 128 || offset != 0) {  // v25's kernel (or v24's for both): the same bits
+        REQUIRE(std::memcmp(all.data() + offset, want.data(), nq * sizeof(__nv_bfloat16)) == 0);
+        REQUIRE(tut::testing::compare_bits(got_lse, want_lse) == "");
+        continue;
+      }
+      // One bf16 step apart at most (none where either is 0); counted, then required once.
+      std::size_t same = 0, zeros = 0, apart = 0, first_apart = nq;
+      for (std::size_t i = 0; i < nq; ++i) {
+        const float a = __bfloat162float(all[i]), b = __bfloat162float(want[i]);
+        const float big = std::max(std::fabs(a), std::fabs(b));
+        int exponent = 0;
+        std::frexp(big, &exponent);  // big = f 2^exponent, 0.5 <= f < 1: bf16's step there is 2^(exponent - 8)
+        const bool near = std::isfinite(a) && std::isfinite(b) &&
+                          (a == b || (big > 0.0f && std::fabs(a - b) <= std::ldexp(1.0f, exponent - 8)));
+        if (!near && apart++ == 0) first_apart = i;
+        same += std::memcmp(&all[i], &want[i], sizeof(__nv_bfloat16)) == 0 ? 1 : 0;
+        zeros += a == 0.0f && b == 0.0f ? 1 : 0;
+      }
+      INFO(same << " of " << nq << " elements the same bits, " << zeros << " zeros both; " << apart
+                << " more than a step apart, the first at " << first_apart);
+      REQUIRE(apart == 0);
+      REQUIRE(same * 100 >= nq * 99);  // a last-bit difference is rare (a product next to a rounding boundary)
+      if (s.causal && s.sq > s.sk) REQUIRE(zeros >= static_cast<std::size_t>(s.heads() * (s.sq - s.sk) * s.d));
+      std::size_t lse_apart = 0, first_lse = rows;
+      for (std::size_t r = 0; r < rows; ++r) {
+        const float a = got_lse[r], b = want_lse[r];
+        const float tol = 2e-7f + 4.0f * FLT_EPSILON * std::max(std::fabs(a), std::fabs(b));
+        const bool near = std::isinf(b) ? a == b : std::isfinite(a) && std::isfinite(b) && std::fabs(a - b) <= tol;
+        if (!near && lse_apart++ == 0) first_lse = r;  // (a row that sees no key: -inf in both)
+      }
+      INFO(lse_apart << " lse rows apart, the first " << first_lse);
+      REQUIRE(lse_apart == 0);
+      const auto untouched = [&](std::size_t i) { return reinterpret_cast<const std::uint16_t&>(all[i]) == 0xFFFFu; };
+      for (std::size_t i = nq; i < all.size(); ++i) REQUIRE(untouched(i));
     }
   }
 }

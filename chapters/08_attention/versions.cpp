@@ -111,6 +111,10 @@ const std::vector<Version>& versions() {
                              "its quad by shuffles (8 stores per thread and row set at D = 128, not 32)",
         90, Kind::ours},
        {bf16, nullptr, launch_attention_v25_wide_o_stores}, 0.0, unsupported_v7, nullptr},
+      {{"v26_straight_epilogue", "v25 with the epilogue in a straight line: both rows at once, 1 / l and lse by the "
+                                 "hardware's approximations, the stores under predicates",
+        90, Kind::ours},
+       {bf16, nullptr, launch_attention_v26_straight_epilogue}, 0.0, unsupported_v7, nullptr},
       {{"cublas_fp32", "library attention: cuBLAS strided-batched SGEMM-class GEMMs (no TF32) + softmax kernel", 75,
         Kind::library},
        {fp32, launch_cublas_attention_fp32, nullptr}, 0.0, nullptr, cublas_workspace_bytes_fp32},

@@ -454,39 +454,75 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       }
 
       // The end: each row's l summed over its quad, O / l in bf16, lse; rows past Sq are not stored.
+      if constexpr (T::kStraightEpilogue) {
+// [straight_epilogue]
+        // v26: v25's steps for both rows at once, with nothing that branches before the stores:
+        // the two rows' shuffles in flight together, 1 / l and lse by the hardware's approximations
+        // (no slow path, no polynomial), then each row's stores under a predicate.
+        static_assert(T::kWideOStores, "v26: v25's 16-byte stores");
+        float l_row[2], inv[2];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const float l_row = group_sum<4>(l[h]);
-        const float inv = inverse_sum(l_row);
-        const int row = wg_row + warp * 16 + g + 8 * h;  // in the block
-        if constexpr (T::kWideOStores) {
-// [wide_o_stores]
-          // v25: chunk c (columns 8c .. 8c + 7 of the row) is spread over the quad, 4 bytes per
-          // thread; a 4 x 4 transpose of each four chunks' values within the quad gives thread t
-          // the whole of chunks t, t + 4, ...: one 16-byte store each (8 at D = 128, not 32).
-          std::uint32_t piece[D / 8];  // piece[c]: this thread's pair of chunk c; then chunk 4 (c / 4) + t's pairs
+        for (int h = 0; h < 2; ++h) l_row[h] = group_sum<4>(l[h]);
 #pragma unroll
-          for (int c = 0; c < D / 8; ++c) piece[c] = pack_bf16x2(o_acc[4 * c + 2 * h] * inv, o_acc[4 * c + 2 * h + 1] * inv);
-          quad_transpose<D / 32>(piece, t);  // (every lane: the shuffles need the whole warp)
+        for (int h = 0; h < 2; ++h) inv[h] = fast_inverse_sum(l_row[h]);
+        std::uint32_t piece[2][D / 8];  // as v25's, one array per row
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+          for (int c = 0; c < D / 8; ++c) piece[h][c] = pack_bf16x2(o_acc[4 * c + 2 * h] * inv[h], o_acc[4 * c + 2 * h + 1] * inv[h]);
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) quad_transpose<D / 32>(piece[h], t);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = wg_row + warp * 16 + g + 8 * h;  // in the block
+          const float row_lse_h = fast_row_lse(m[h], l_row[h]);
           if (row < rows_valid) {
             __nv_bfloat16* out = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D;
 #pragma unroll
             for (int k = 0; k < D / 32; ++k) {
               *reinterpret_cast<uint4*>(out + 8 * (4 * k + t)) =
-                  make_uint4(piece[4 * k], piece[4 * k + 1], piece[4 * k + 2], piece[4 * k + 3]);
+                  make_uint4(piece[h][4 * k], piece[h][4 * k + 1], piece[h][4 * k + 2], piece[h][4 * k + 3]);
+            }
+            if (t == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse_h;
+          }
+        }
+// [straight_epilogue]
+      } else {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float l_row = group_sum<4>(l[h]);
+          const float inv = inverse_sum(l_row);
+          const int row = wg_row + warp * 16 + g + 8 * h;  // in the block
+          if constexpr (T::kWideOStores) {
+// [wide_o_stores]
+            // v25: chunk c (columns 8c .. 8c + 7 of the row) is spread over the quad, 4 bytes per
+            // thread; a 4 x 4 transpose of each four chunks' values within the quad gives thread t
+            // the whole of chunks t, t + 4, ...: one 16-byte store each (8 at D = 128, not 32).
+            std::uint32_t piece[D / 8];  // piece[c]: this thread's pair of chunk c; then chunk 4 (c / 4) + t's pairs
+#pragma unroll
+            for (int c = 0; c < D / 8; ++c) piece[c] = pack_bf16x2(o_acc[4 * c + 2 * h] * inv, o_acc[4 * c + 2 * h + 1] * inv);
+            quad_transpose<D / 32>(piece, t);  // (every lane: the shuffles need the whole warp)
+            if (row < rows_valid) {
+              __nv_bfloat16* out = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D;
+#pragma unroll
+              for (int k = 0; k < D / 32; ++k) {
+                *reinterpret_cast<uint4*>(out + 8 * (4 * k + t)) =
+                    make_uint4(piece[4 * k], piece[4 * k + 1], piece[4 * k + 2], piece[4 * k + 3]);
+              }
+              if (t == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse(m[h], l_row);
+            }
+// [wide_o_stores]
+          } else {
+            if (row >= rows_valid) continue;
+            __nv_bfloat16* out = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D + 2 * t;
+#pragma unroll
+            for (int jd = 0; jd < D / 8; ++jd) {
+              *reinterpret_cast<std::uint32_t*>(out + 8 * jd) =
+                  pack_bf16x2(o_acc[4 * jd + 2 * h] * inv, o_acc[4 * jd + 2 * h + 1] * inv);
             }
             if (t == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse(m[h], l_row);
           }
-// [wide_o_stores]
-        } else {
-          if (row >= rows_valid) continue;
-          __nv_bfloat16* out = o + (static_cast<std::size_t>(bh) * sq + row0 + row) * D + 2 * t;
-#pragma unroll
-          for (int jd = 0; jd < D / 8; ++jd) {
-            *reinterpret_cast<std::uint32_t*>(out + 8 * jd) =
-                pack_bf16x2(o_acc[4 * jd + 2 * h] * inv, o_acc[4 * jd + 2 * h + 1] * inv);
-          }
-          if (t == 0) lse[static_cast<std::size_t>(bh) * sq + row0 + row] = row_lse(m[h], l_row);
         }
       }
       fills += tiles;

@@ -78,6 +78,10 @@ struct WgmmaTiles {
   /// transpose of 4-byte values by two rounds of shuffles) so that a thread holds 8 adjacent
   /// columns of a row; false (v07-v24): 4 bytes (one pair) per store, 32 stores per thread at D = 128.
   static constexpr bool wide_o_stores = false;
+  /// v26: the epilogue without a branch: both rows' sums, reciprocals (rcp.approx) and lse
+  /// (lg2.approx) at once, then the stores under predicates; false (v07-v25): row by row, 1 / l by
+  /// IEEE division (a slow path for extreme l) and lse by logf() (a polynomial), each under a branch.
+  static constexpr bool straight_epilogue = false;
 };
 
 /// Everything the kernel needs, derived from the named fields of `Tiles` (a WgmmaTiles or a
@@ -110,6 +114,7 @@ struct WgmmaConfig {
   static constexpr bool kPackAsMade = Tiles::pack_as_made;  ///< v23's P packed as it is made
   static constexpr bool kNarrowLastTile = Tiles::narrow_last_tile;  ///< v24's narrow last key tile
   static constexpr bool kWideOStores = Tiles::wide_o_stores;  ///< v25's 16-byte stores of O
+  static constexpr bool kStraightEpilogue = Tiles::straight_epilogue;  ///< v26's epilogue without a branch
   static constexpr int kKVBytes = kBoxes * kKVBoxBytes;    ///< one K (or V) tile (Bc x D bf16)
   static constexpr int kBarriers = 2 * kQBuffers + 4 * kStages;  ///< per Q buffer and per stage: full and empty
   /// Dynamic shared memory: 1024 bytes of slack to align the tiles, Q, the ring, the barriers.
@@ -543,5 +548,16 @@ struct V25Tiles128 : V24Tiles128 {
   static constexpr bool wide_o_stores = true;  ///< (v24: false, 4 bytes per store)
 };
 // [v25_config]
+
+// [v26_config]
+/// v26's tiles: v25's, with the epilogue in a straight line.
+struct V26Tiles64 : V25Tiles64 {
+  static constexpr bool straight_epilogue = true;  ///< (v25: false, row by row under branches)
+};
+/// v25's 128-row tiles at D = 64, the epilogue in a straight line.
+struct V26Narrow64 : V25Narrow64 {
+  static constexpr bool straight_epilogue = true;  ///< (v25: false, row by row under branches)
+};
+// [v26_config]
 
 }  // namespace attention
