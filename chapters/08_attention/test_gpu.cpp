@@ -53,17 +53,23 @@ void require_correct_on_rising_scores(const std::vector<Shape>& shapes, std::uin
   }
 }
 
+/// The registered version named `name` (REQUIREs that there is one).
+const Version& named_version(const std::string& name) {
+  const Version* found = nullptr;
+  for (const auto& v : versions()) {
+    if (v.info.name == name) found = &v;
+  }
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
 /// The version named `name` on each of `shapes` against the reference (seeds seed, seed + 1, ...),
 /// after `holds(s)` has checked what the test relies on for the shape (the tiles v14's rule takes
 /// there, how many items the blocks get).
 template <class Holds>
 void require_named_version_correct(const std::string& name, const std::vector<Shape>& shapes, std::uint64_t seed,
                                    Holds holds) {
-  const Version* found = nullptr;
-  for (const auto& v : versions()) {
-    if (v.info.name == name) found = &v;
-  }
-  REQUIRE(found != nullptr);
+  const Version* found = &named_version(name);
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const Shape& s = shapes[i];
     INFO(shape_text(s));
@@ -316,14 +322,8 @@ TEST_CASE("O in 16-byte pieces: v25's O and lse are v24's bit for bit, with O al
   // at a time; the values are v24's, so the bits must be too: at D = 64 (three consumers, 192-row
   // items; v19's 128-row tiles at S1024 with the mask) and D = 128, rows past Sq among them. With O
   // 4 bytes off a 16-byte boundary (v24's stores of one bf16 pair need 4) v25 runs v24's kernel.
-  const Version* v24 = nullptr;
-  const Version* v25 = nullptr;
-  for (const auto& v : versions()) {
-    if (v.info.name == "v24_narrow_last_tile") v24 = &v;
-    if (v.info.name == "v25_wide_o_stores") v25 = &v;
-  }
-  REQUIRE(v24 != nullptr);
-  REQUIRE(v25 != nullptr);
+  const Version* v24 = &named_version("v24_narrow_last_tile");
+  const Version* v25 = &named_version("v25_wide_o_stores");
   const std::vector<Shape> shapes = {{1, 140, 300, 400, 64, false}, {2, 4, 1024, 1024, 64, true},
                                      {1, 140, 200, 300, 128, false}, {1, 3, 777, 500, 128, true}};
   for (const Shape& s : shapes) {
@@ -371,14 +371,8 @@ TEST_CASE("the epilogue in a straight line: v26's O is v25's but for the recipro
   // Sq > Sk with the mask, whose first rows see no key: O exactly 0, lse exactly -inf) O may move
   // by one bf16 step where the product lands next to a rounding boundary, lse by a few fp32 ulp.
   // At D = 128 v26 runs v25's kernel: bit for bit. With O 4 bytes off a 16-byte boundary both run v24's.
-  const Version* v25 = nullptr;
-  const Version* v26 = nullptr;
-  for (const auto& v : versions()) {
-    if (v.info.name == "v25_wide_o_stores") v25 = &v;
-    if (v.info.name == "v26_straight_epilogue") v26 = &v;
-  }
-  REQUIRE(v25 != nullptr);
-  REQUIRE(v26 != nullptr);
+  const Version* v25 = &named_version("v25_wide_o_stores");
+  const Version* v26 = &named_version("v26_straight_epilogue");
   const std::vector<Shape> shapes = {{1, 140, 300, 400, 64, false}, {2, 4, 1024, 1024, 64, true},
                                      {1, 3, 777, 500, 64, true},    {1, 140, 200, 300, 128, false},
                                      {1, 3, 777, 500, 128, true}};

@@ -11,7 +11,7 @@ namespace attention {
 /// **Idea.** Where does the seam go at D = 64? A clock64() timeline of v25's D = 64 kernel
 /// (development build, B4 H16 Sq 1152 Sk 1024: three 192-row items per busiest block; the chapter
 /// page) follows a consumer from its last softmax of an item to its next item's first turn: the
-/// last P V's turn and wait (about 900 cycles), the epilogue (1300-1650), the next item's mapping
+/// last P V's turn and wait (about 1100 cycles), the epilogue (1300-1650), the next item's mapping
 /// and its waits for Q and the first K (1100-1300), then the first S alone; a key tile takes about
 /// 2900 cycles. The consumer does all of it in a row, and the other two wait for it at their next
 /// turns. In v25's SASS the epilogue takes its two rows one after the other, each behind branches:

@@ -550,7 +550,8 @@ struct V25Tiles128 : V24Tiles128 {
 // [v25_config]
 
 // [v26_config]
-/// v26's tiles: v25's, with the epilogue in a straight line.
+/// v26's 192-row tiles at D = 64: v25's, with the epilogue in a straight line (at D = 128 v26 runs
+/// V25Tiles128: the same epilogue was slower there).
 struct V26Tiles64 : V25Tiles64 {
   static constexpr bool straight_epilogue = true;  ///< (v25: false, row by row under branches)
 };
