@@ -50,7 +50,9 @@ namespace attention {
 /// call): 1.018x v25 at B4 H16 S1024 D64 (377.5 TFLOP/s, 1.021x cuDNN: past it, the last shape
 /// behind; v25 1.004x in the same run) and 1.015x with the mask (243.4, 1.077x), 1.013x at S4096
 /// D64 (515.0, 1.088x) and 1.007x with the mask (457.1, 1.122x), 0.999-1.001x at D = 128 (v25's
-/// kernel; 678.2 at S4096 D128, 1.005x cuDNN). As predicted, but above it at S1024 with the mask;
+/// kernel; 678.2 at S4096 D128, 1.005x cuDNN). A timeline of v26 (the development copy above)
+/// puts its epilogue at 585-993 cycles (v25: 1083-1506) and the seam's path at about 560 cycles
+/// shorter. As predicted, but above it at S1024 with the mask;
 /// ahead of cuDNN on all eight shapes in that run. Over three more runs of the table (commit
 /// 70510aa) v26 / cuDNN at S1024 D64 was 0.984, 1.010 and 1.000: level there, within the 5% our
 /// kernels move between runs at that shape (the page, "How firm that is").
