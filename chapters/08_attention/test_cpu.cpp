@@ -620,24 +620,48 @@ TEST_CASE("P's packs: v23's stand between its exponentials, the steps before pac
   }
 }
 
+namespace {
+
+/// The attention kernel's entries in a PTX file (a file may hold other kernels: v07's has the
+/// sm_90a probe), each with its tiles' name (V26Tiles64, V25Tiles128, ...: from the mangled name,
+/// else the whole entry line) and its lines.
+struct KernelEntry {
+  std::string tiles;
+  std::vector<std::string> lines;
+};
+
+std::vector<KernelEntry> attention_entries(const std::string& ptx) {
+  static const std::regex tiles_name(R"((V\d+[A-Za-z]+\d+)E)");
+  std::vector<KernelEntry> entries;
+  std::istringstream in(ptx);
+  std::smatch m;
+  bool in_attention = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(".entry") != std::string::npos) {
+      in_attention = line.find("attention_v07_wgmma") != std::string::npos;
+      if (in_attention) entries.push_back({std::regex_search(line, m, tiles_name) ? m[1].str() : line, {}});
+    }
+    if (in_attention) entries.back().lines.push_back(line);
+  }
+  return entries;
+}
+
+}  // namespace
+
 TEST_CASE("v24's D = 128 kernel (and v25's) has S products over 64 keys (its narrowed last tiles), the steps before it none (PTX, sm_90a)",
           "[attention][resources]") {
   for (const char* stem : kWgmmaFiles) {
     DYNAMIC_SECTION(stem) {
       // The D = 128 kernel's entry (its tiles' name ends in Tiles128) and its products whose A
       // comes from shared memory (Q: S's), by their width.
-      const std::string ptx = read_text_file(report_path(stem, ".ptx"));
-      std::istringstream in(ptx);
-      bool in_d128 = false;
       int kernels = 0, products = 0, n64 = 0, n128 = 0;
       static const std::regex s_product(R"(wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.bf16\.bf16\s+\{[^}]*\},\s*%rd)");
       std::smatch m;
-      for (std::string line; std::getline(in, line);) {
-        if (line.find(".entry") != std::string::npos) {
-          in_d128 = line.find("Tiles128") != std::string::npos;
-          kernels += in_d128 ? 1 : 0;
-        }
-        if (in_d128 && std::regex_search(line, m, s_product)) {
+      for (const KernelEntry& entry : attention_entries(read_text_file(report_path(stem, ".ptx")))) {
+        if (entry.tiles.find("Tiles128") == std::string::npos) continue;
+        ++kernels;
+        for (const std::string& line : entry.lines) {
+          if (!std::regex_search(line, m, s_product)) continue;
           ++products;
           if (m[1] == "64") ++n64;
           if (m[1] == "128") ++n128;
@@ -663,27 +687,19 @@ TEST_CASE("v26's D = 64 kernels take 1 / l and lse by rcp.approx and lg2.approx,
           "[attention][resources]") {
   for (const char* stem : kWgmmaFiles) {
     DYNAMIC_SECTION(stem) {
-      // Per entry of the attention kernel (a file may hold others: v07's has the sm_90a probe),
-      // its tiles' name (V26Tiles64, V25Tiles128, ...) and its instructions.
-      const std::string ptx = read_text_file(report_path(stem, ".ptx"));
-      std::istringstream in(ptx);
+      // Per entry of the attention kernel, its tiles' name and how many of each instruction.
       struct Count {
         std::string tiles;
         int rcp_approx = 0, lg2_approx = 0, rcp_rn = 0;
       };
       std::vector<Count> kernels;
-      static const std::regex tiles_name(R"((V\d+[A-Za-z]+\d+)E)");
-      std::smatch m;
-      bool in_attention = false;
-      for (std::string line; std::getline(in, line);) {
-        if (line.find(".entry") != std::string::npos) {
-          in_attention = line.find("attention_v07_wgmma") != std::string::npos;
-          if (in_attention) kernels.push_back({std::regex_search(line, m, tiles_name) ? m[1].str() : line});
+      for (const KernelEntry& entry : attention_entries(read_text_file(report_path(stem, ".ptx")))) {
+        kernels.push_back({entry.tiles});
+        for (const std::string& line : entry.lines) {
+          kernels.back().rcp_approx += line.find("rcp.approx.ftz.f32") != std::string::npos ? 1 : 0;
+          kernels.back().lg2_approx += line.find("lg2.approx.ftz.f32") != std::string::npos ? 1 : 0;
+          kernels.back().rcp_rn += line.find("rcp.rn.f32") != std::string::npos ? 1 : 0;
         }
-        if (!in_attention) continue;
-        kernels.back().rcp_approx += line.find("rcp.approx.ftz.f32") != std::string::npos ? 1 : 0;
-        kernels.back().lg2_approx += line.find("lg2.approx.ftz.f32") != std::string::npos ? 1 : 0;
-        kernels.back().rcp_rn += line.find("rcp.rn.f32") != std::string::npos ? 1 : 0;
       }
       REQUIRE(!kernels.empty());
       for (const Count& k : kernels) {

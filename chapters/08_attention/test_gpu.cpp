@@ -63,6 +63,45 @@ const Version& named_version(const std::string& name) {
   return *found;
 }
 
+/// Q, K and V of shape `s` in bf16 on the device (make_inputs() of `seed`).
+struct DeviceQkv {
+  tut::DeviceBuffer<__nv_bfloat16> q, k, v;
+};
+
+DeviceQkv device_qkv(const Shape& s, std::uint64_t seed) {
+  const attention::testing::Inputs in = attention::testing::make_inputs(s, Precision::bf16, seed);
+  using attention::testing::to_bf16;
+  return {tut::DeviceBuffer<__nv_bfloat16>(to_bf16(in.q)), tut::DeviceBuffer<__nv_bfloat16>(to_bf16(in.k)),
+          tut::DeviceBuffer<__nv_bfloat16>(to_bf16(in.v))};
+}
+
+/// What a bf16 version wrote: O, `offset` elements into a buffer 8 elements longer than O, and lse.
+struct Written {
+  std::vector<__nv_bfloat16> buffer;
+  std::vector<float> lse;
+  std::size_t offset = 0;
+  const __nv_bfloat16* o() const { return buffer.data() + offset; }
+};
+
+/// Runs `ver` on `in` with O `offset` elements into its buffer (offset <= 8), everything poisoned
+/// first (0xFF: NaN in bf16 and in fp32, so that an element left unwritten shows and never
+/// matches), and REQUIREs that nothing was written around O (the buffer's other elements keep the
+/// poison).
+Written run_poisoned(const Version& ver, const Shape& s, const DeviceQkv& in, std::size_t offset) {
+  const std::size_t rows = static_cast<std::size_t>(s.heads() * s.sq), nq = rows * static_cast<std::size_t>(s.d);
+  tut::DeviceBuffer<__nv_bfloat16> o(nq + 8);
+  tut::DeviceBuffer<float> lse(rows);
+  CUDA_CHECK(cudaMemset(o.data(), 0xFF, o.bytes()));
+  CUDA_CHECK(cudaMemset(lse.data(), 0xFF, lse.bytes()));
+  ver.kernel.bf16(s, in.q.data(), in.k.data(), in.v.data(), o.data() + offset, lse.data(), nullptr, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  Written w{o.to_host(), lse.to_host(), offset};
+  const auto untouched = [&](std::size_t i) { return reinterpret_cast<const std::uint16_t&>(w.buffer[i]) == 0xFFFFu; };
+  for (std::size_t i = 0; i < offset; ++i) REQUIRE(untouched(i));
+  for (std::size_t i = offset + nq; i < w.buffer.size(); ++i) REQUIRE(untouched(i));
+  return w;
+}
+
 /// The version named `name` on each of `shapes` against the reference (seeds seed, seed + 1, ...),
 /// after `holds(s)` has checked what the test relies on for the shape (the tiles v14's rule takes
 /// there, how many items the blocks get).
@@ -332,34 +371,16 @@ TEST_CASE("O in 16-byte pieces: v25's O and lse are v24's bit for bit, with O al
       WARN("v25_wide_o_stores: " << v25->unsupported(s));
       continue;
     }
-    const attention::testing::Inputs in = attention::testing::make_inputs(s, Precision::bf16, tut::testing::seed() + 95);
-    const std::size_t nq = in.q.size(), rows = static_cast<std::size_t>(s.heads() * s.sq);
-    using attention::testing::to_bf16;
-    tut::DeviceBuffer<__nv_bfloat16> q(to_bf16(in.q)), k(to_bf16(in.k)), v(to_bf16(in.v));
-    tut::DeviceBuffer<__nv_bfloat16> o24(nq), o25(nq + 8);
-    tut::DeviceBuffer<float> lse24(rows), lse25(rows);
-    // Every output poisoned first (0xFF: NaN in bf16 and in fp32), so that a row left unwritten
-    // shows, and NaN never matches.
-    CUDA_CHECK(cudaMemset(o24.data(), 0xFF, o24.bytes()));
-    CUDA_CHECK(cudaMemset(lse24.data(), 0xFF, lse24.bytes()));
-    v24->kernel.bf16(s, q.data(), k.data(), v.data(), o24.data(), lse24.data(), nullptr, nullptr);
-    const std::vector<__nv_bfloat16> want = o24.to_host();
-    const std::vector<float> want_lse = lse24.to_host();
-    REQUIRE(std::all_of(want.begin(), want.end(), [](__nv_bfloat16 x) { return std::isfinite(__bfloat162float(x)); }));
-    REQUIRE(std::none_of(want_lse.begin(), want_lse.end(), [](float x) { return std::isnan(x); }));
+    const DeviceQkv in = device_qkv(s, tut::testing::seed() + 95);
+    const std::size_t nq = static_cast<std::size_t>(s.heads() * s.sq * s.d);
+    const Written want = run_poisoned(*v24, s, in, 0);
+    REQUIRE(std::all_of(want.o(), want.o() + nq, [](__nv_bfloat16 x) { return std::isfinite(__bfloat162float(x)); }));
+    REQUIRE(std::none_of(want.lse.begin(), want.lse.end(), [](float x) { return std::isnan(x); }));
     for (const std::size_t offset : {std::size_t{0}, std::size_t{2}}) {  // elements: O at 16-byte alignment, then 4 bytes off
       INFO("O offset by " << offset << " elements");
-      CUDA_CHECK(cudaMemset(o25.data(), 0xFF, o25.bytes()));
-      CUDA_CHECK(cudaMemset(lse25.data(), 0xFF, lse25.bytes()));
-      v25->kernel.bf16(s, q.data(), k.data(), v.data(), o25.data() + offset, lse25.data(), nullptr, nullptr);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<__nv_bfloat16> all = o25.to_host();
-      REQUIRE(std::memcmp(all.data() + offset, want.data(), nq * sizeof(__nv_bfloat16)) == 0);
-      // ... and nothing written around O (the buffer's elements before and after it keep the poison)
-      const auto untouched = [&](std::size_t i) { return reinterpret_cast<const std::uint16_t&>(all[i]) == 0xFFFFu; };
-      for (std::size_t i = 0; i < offset; ++i) REQUIRE(untouched(i));
-      for (std::size_t i = offset + nq; i < all.size(); ++i) REQUIRE(untouched(i));
-      REQUIRE(tut::testing::compare_bits(lse25.to_host(), want_lse) == "");
+      const Written got = run_poisoned(*v25, s, in, offset);  // (nothing written around O)
+      REQUIRE(std::memcmp(got.o(), want.o(), nq * sizeof(__nv_bfloat16)) == 0);
+      REQUIRE(tut::testing::compare_bits(got.lse, want.lse) == "");
     }
   }
 }
@@ -382,41 +403,30 @@ TEST_CASE("the epilogue in a straight line: v26's O is v25's but for the recipro
       WARN("v26_straight_epilogue: " << v26->unsupported(s));
       continue;
     }
-    const attention::testing::Inputs in = attention::testing::make_inputs(s, Precision::bf16, tut::testing::seed() + 97);
-    const std::size_t nq = in.q.size(), rows = static_cast<std::size_t>(s.heads() * s.sq);
-    using attention::testing::to_bf16;
-    tut::DeviceBuffer<__nv_bfloat16> q(to_bf16(in.q)), k(to_bf16(in.k)), v(to_bf16(in.v));
-    tut::DeviceBuffer<__nv_bfloat16> o25(nq), o26(nq + 8);
-    tut::DeviceBuffer<float> lse25(rows), lse26(rows);
-    CUDA_CHECK(cudaMemset(o25.data(), 0xFF, o25.bytes()));  // poisoned: NaN in bf16 and fp32
-    CUDA_CHECK(cudaMemset(lse25.data(), 0xFF, lse25.bytes()));
-    v25->kernel.bf16(s, q.data(), k.data(), v.data(), o25.data(), lse25.data(), nullptr, nullptr);
-    const std::vector<__nv_bfloat16> want = o25.to_host();
-    const std::vector<float> want_lse = lse25.to_host();
+    const DeviceQkv in = device_qkv(s, tut::testing::seed() + 97);
+    const std::size_t rows = static_cast<std::size_t>(s.heads() * s.sq), nq = rows * static_cast<std::size_t>(s.d);
+    const Written want = run_poisoned(*v25, s, in, 0);
+    REQUIRE(std::all_of(want.o(), want.o() + nq, [](__nv_bfloat16 x) { return std::isfinite(__bfloat162float(x)); }));
+    REQUIRE(std::none_of(want.lse.begin(), want.lse.end(), [](float x) { return std::isnan(x); }));
     for (const std::size_t offset : {std::size_t{0}, std::size_t{2}}) {  // elements: O at 16-byte alignment, then 4 bytes off
       INFO("O offset by " << offset << " elements");
-      CUDA_CHECK(cudaMemset(o26.data(), 0xFF, o26.bytes()));
-      CUDA_CHECK(cudaMemset(lse26.data(), 0xFF, lse26.bytes()));
-      v26->kernel.bf16(s, q.data(), k.data(), v.data(), o26.data() + offset, lse26.data(), nullptr, nullptr);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<__nv_bfloat16> all = o26.to_host();
-      const std::vector<float> got_lse = lse26.to_host();
+      const Written got = run_poisoned(*v26, s, in, offset);  // (nothing written around O)
       if (s.d == 128 || offset != 0) {  // v25's kernel (or v24's for both): the same bits
-        REQUIRE(std::memcmp(all.data() + offset, want.data(), nq * sizeof(__nv_bfloat16)) == 0);
-        REQUIRE(tut::testing::compare_bits(got_lse, want_lse) == "");
+        REQUIRE(std::memcmp(got.o(), want.o(), nq * sizeof(__nv_bfloat16)) == 0);
+        REQUIRE(tut::testing::compare_bits(got.lse, want.lse) == "");
         continue;
       }
       // One bf16 step apart at most (none where either is 0); counted, then required once.
       std::size_t same = 0, zeros = 0, apart = 0, first_apart = nq;
       for (std::size_t i = 0; i < nq; ++i) {
-        const float a = __bfloat162float(all[i]), b = __bfloat162float(want[i]);
+        const float a = __bfloat162float(got.o()[i]), b = __bfloat162float(want.o()[i]);
         const float big = std::max(std::fabs(a), std::fabs(b));
         int exponent = 0;
         std::frexp(big, &exponent);  // big = f 2^exponent, 0.5 <= f < 1: bf16's step there is 2^(exponent - 8)
         const bool near = std::isfinite(a) && std::isfinite(b) &&
                           (a == b || (big > 0.0f && std::fabs(a - b) <= std::ldexp(1.0f, exponent - 8)));
         if (!near && apart++ == 0) first_apart = i;
-        same += std::memcmp(&all[i], &want[i], sizeof(__nv_bfloat16)) == 0 ? 1 : 0;
+        same += std::memcmp(got.o() + i, want.o() + i, sizeof(__nv_bfloat16)) == 0 ? 1 : 0;
         zeros += a == 0.0f && b == 0.0f ? 1 : 0;
       }
       INFO(same << " of " << nq << " elements the same bits, " << zeros << " zeros both; " << apart
@@ -426,15 +436,13 @@ TEST_CASE("the epilogue in a straight line: v26's O is v25's but for the recipro
       if (s.causal && s.sq > s.sk) REQUIRE(zeros >= static_cast<std::size_t>(s.heads() * (s.sq - s.sk) * s.d));
       std::size_t lse_apart = 0, first_lse = rows;
       for (std::size_t r = 0; r < rows; ++r) {
-        const float a = got_lse[r], b = want_lse[r];
+        const float a = got.lse[r], b = want.lse[r];
         const float tol = 2e-7f + 4.0f * FLT_EPSILON * std::max(std::fabs(a), std::fabs(b));
         const bool near = std::isinf(b) ? a == b : std::isfinite(a) && std::isfinite(b) && std::fabs(a - b) <= tol;
         if (!near && lse_apart++ == 0) first_lse = r;  // (a row that sees no key: -inf in both)
       }
       INFO(lse_apart << " lse rows apart, the first " << first_lse);
       REQUIRE(lse_apart == 0);
-      const auto untouched = [&](std::size_t i) { return reinterpret_cast<const std::uint16_t&>(all[i]) == 0xFFFFu; };
-      for (std::size_t i = nq; i < all.size(); ++i) REQUIRE(untouched(i));
     }
   }
 }
